@@ -1,0 +1,57 @@
+# scaleup-cosim: the two commands a designer needs are `make run` and `make test`.
+# Everything else is a convenience. See README.md.
+BUILD   ?= build
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+SEED    ?= 1
+TB      ?= cbfc_link
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+
+.PHONY: all deps configure build run test nightly lint bench waves sanitize clean help
+
+all: build
+
+help:
+	@echo "make run      install missing packages, build, run the default testbench ($(TB)), write a wave"
+	@echo "make test     install missing packages, build, run all tests but nightly (JUnit: $(BUILD)/junit.xml)"
+	@echo "make nightly  the long seeded sweeps (ctest -L nightly)"
+	@echo "make lint     verilator --lint-only -Wall on all RTL"
+	@echo "make bench    cosim bench cbfc"
+	@echo "make sanitize ASan+UBSan build of the C++ models and their unit tests"
+	@echo "make clean    remove $(BUILD)"
+
+deps:
+	@bash scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/tb/cosim run $(TB) --seed $(SEED) --waves
+
+test: build
+	cd $(BUILD) && ctest -LE nightly -j $(JOBS) --output-on-failure --output-junit junit.xml
+
+nightly: build
+	cd $(BUILD) && ctest -L nightly -j $(JOBS) --output-on-failure --output-junit junit-nightly.xml
+
+lint: build
+	cd $(BUILD) && ctest -L lint --output-on-failure
+
+bench: build
+	$(BUILD)/tb/cosim bench cbfc
+
+waves: run
+	@echo "open with: gtkwave -a waves/$(TB).gtkw waves/$(TB)-$(SEED).fst"
+
+sanitize: deps
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DCOSIM_SANITIZE=ON -DCOSIM_WITH_RTL=OFF
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	cd $(BUILD)-asan && ctest -L unit -j $(JOBS) --output-on-failure
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan

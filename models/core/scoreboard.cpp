@@ -1,0 +1,113 @@
+#include "core/scoreboard.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace core {
+
+void Scoreboard::error(const std::string& line) {
+  if (errors_.size() < 20) errors_.push_back(fmt::format("{}: {}", name_, line));
+}
+
+void Scoreboard::expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
+  Flow& f = flows_[flow];
+  ++c_.expected;
+  if (ordered_)
+    f.q.push_back({id, digest, t});
+  else
+    f.pending[id] = {id, digest, t};
+}
+
+void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
+  auto fit = flows_.find(flow);
+  if (fit == flows_.end()) {
+    ++c_.unexpected;
+    error(fmt::format("flow {} id {} at {} was never sent", flow, id, format_time(t)));
+    return;
+  }
+  Flow& f = fit->second;
+  auto check = [&](const Item& it) {
+    if (it.digest != digest) {
+      ++c_.corrupted;
+      error(fmt::format("flow {} id {} at {} corrupted: digest {:#018x}, expected {:#018x}", flow, id,
+                        format_time(t), digest, it.digest));
+    } else {
+      ++c_.matched;
+      lat_.add(to_ns(t - it.t));
+    }
+  };
+  if (!ordered_) {
+    auto it = f.pending.find(id);
+    if (it != f.pending.end()) {
+      check(it->second);
+      f.pending.erase(it);
+      f.done[id] = true;
+    } else if (f.done.count(id)) {
+      ++c_.duplicated;
+      error(fmt::format("flow {} id {} at {} delivered twice", flow, id, format_time(t)));
+    } else {
+      ++c_.unexpected;
+      error(fmt::format("flow {} id {} at {} was never sent", flow, id, format_time(t)));
+    }
+    return;
+  }
+  if (!f.q.empty() && f.q.front().id == id) {
+    check(f.q.front());
+    f.q.pop_front();
+    f.any_matched = true;
+    f.last_matched = id;
+    return;
+  }
+  auto it = std::find_if(f.q.begin(), f.q.end(), [&](const Item& x) { return x.id == id; });
+  if (it != f.q.end()) {
+    ++c_.reordered;
+    error(fmt::format("flow {} id {} at {} delivered before id {}", flow, id, format_time(t), f.q.front().id));
+    f.q.erase(it);
+    return;
+  }
+  if (f.any_matched && id <= f.last_matched) {
+    ++c_.duplicated;
+    error(fmt::format("flow {} id {} at {} delivered twice", flow, id, format_time(t)));
+    return;
+  }
+  ++c_.unexpected;
+  error(fmt::format("flow {} id {} at {} was never sent", flow, id, format_time(t)));
+}
+
+void Scoreboard::discard(uint32_t flow, uint64_t id) {
+  auto fit = flows_.find(flow);
+  if (fit == flows_.end()) return;
+  Flow& f = fit->second;
+  if (ordered_) {
+    auto it = std::find_if(f.q.begin(), f.q.end(), [&](const Item& x) { return x.id == id; });
+    if (it == f.q.end()) return;
+    f.q.erase(it);
+  } else {
+    if (!f.pending.erase(id)) return;
+  }
+  ++c_.discarded;
+}
+
+uint64_t Scoreboard::outstanding() const {
+  uint64_t n = 0;
+  for (auto& [k, f] : flows_) n += ordered_ ? f.q.size() : f.pending.size();
+  return n;
+}
+
+const Scoreboard::Counts& Scoreboard::finish() {
+  if (finished_) return c_;
+  finished_ = true;
+  for (auto& [flow, f] : flows_) {
+    size_t n = ordered_ ? f.q.size() : f.pending.size();
+    if (n == 0) continue;
+    c_.lost += n;
+    uint64_t first = ordered_ ? f.q.front().id : f.pending.begin()->first;
+    if (!ordered_)  // unordered_map order is unspecified: report the lowest id
+      for (auto& [id, it] : f.pending) first = std::min(first, id);
+    error(fmt::format("flow {}: {} never delivered (first id {})", flow, n, first));
+  }
+  return c_;
+}
+
+}  // namespace core

@@ -1,0 +1,73 @@
+// End-to-end scoreboard: proves that nothing is lost, duplicated, corrupted,
+// or reordered where order is promised. Every transaction is registered when
+// it enters the system (expect) and checked when it leaves (observe); what is
+// still expected at the end is lost, unless it was legitimately discarded.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/stats.hpp"
+#include "core/time.hpp"
+
+namespace core {
+
+class Scoreboard {
+ public:
+  struct Counts {
+    uint64_t expected = 0;    ///< transactions registered
+    uint64_t matched = 0;     ///< delivered intact, in order where promised
+    uint64_t lost = 0;        ///< never delivered (known at finish)
+    uint64_t duplicated = 0;  ///< delivered again after a match
+    uint64_t corrupted = 0;   ///< delivered with a different digest
+    uint64_t reordered = 0;   ///< delivered ahead of an earlier one of its flow
+    uint64_t unexpected = 0;  ///< delivered but never registered
+    uint64_t discarded = 0;   ///< removed by a documented discard path
+    bool clean() const { return lost + duplicated + corrupted + reordered + unexpected == 0; }
+  };
+
+  /// `ordered`: per-flow order is promised (otherwise only exactly-once and integrity).
+  explicit Scoreboard(std::string name, bool ordered = true) : name_(std::move(name)), ordered_(ordered) {}
+
+  void expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t);
+  void observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t);
+  /// A registered transaction removed by a documented path (e.g. a flush); counted apart.
+  void discard(uint32_t flow, uint64_t id);
+  /// Everything still expected becomes lost. Idempotent.
+  const Counts& finish();
+
+  const Counts& counts() const { return c_; }
+  uint64_t outstanding() const;
+  /// observe time - expect time, in ns, of matched transactions.
+  const Samples& latency_ns() const { return lat_; }
+  /// The first errors, one line each (at most 20 kept).
+  const std::vector<std::string>& errors() const { return errors_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  struct Item {
+    uint64_t id;
+    uint64_t digest;
+    Ps t;
+  };
+  struct Flow {
+    std::deque<Item> q;                        // ordered mode
+    std::unordered_map<uint64_t, Item> pending; // unordered mode
+    bool any_matched = false;
+    uint64_t last_matched = 0;
+    std::unordered_map<uint64_t, bool> done;   // unordered mode: delivered ids
+  };
+  std::string name_;
+  bool ordered_;
+  bool finished_ = false;
+  std::map<uint32_t, Flow> flows_;
+  Counts c_;
+  Samples lat_;
+  std::vector<std::string> errors_;
+  void error(const std::string& line);
+};
+
+}  // namespace core

@@ -1,0 +1,16 @@
+// Every testbench `cosim` knows, in `cosim list` order. A new testbench is
+// added here (see README, "Add a block").
+#include "cbfc/cbfc_tb.hpp"
+#include "common/testbench.hpp"
+
+namespace tb {
+
+const std::vector<Testbench>& testbenches() {
+  static const std::vector<Testbench> all = {
+      cbfc_tb::link_testbench(),
+      cbfc_tb::block_testbench(),
+  };
+  return all;
+}
+
+}  // namespace tb
