@@ -156,6 +156,12 @@ void System::cycle() {
   } else {
     ti.rst_n = ri.rst_n = true;
     check_errors(to, ro);
+    errc_.tx_underflow += to.err_underflow != 0;
+    errc_.tx_overflow += to.err_overflow != 0;
+    errc_.tx_class += to.err_class;
+    errc_.rx_overflow += ro.err_overflow != 0;
+    errc_.rx_underflow += ro.err_underflow != 0;
+    errc_.rx_class += ro.err_class;
     for (unsigned c = 0; c < p.num_classes; ++c) cls_[c].max_occ = std::max(cls_[c].max_occ, ro.occ[c]);
 
     // Receiver -> credit update on the reverse channel.

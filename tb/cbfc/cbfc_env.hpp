@@ -89,6 +89,11 @@ class System {
   const cbfc::TxOut& tx_out() const { return to_; }
   const cbfc::RxOut& rx_out() const { return ro_; }
   uint64_t resets() const { return resets_; }
+  /// Cycles in which each sticky error output was set (stress coverage).
+  struct ErrorCycles {
+    uint64_t tx_underflow = 0, tx_overflow = 0, tx_class = 0, rx_overflow = 0, rx_underflow = 0, rx_class = 0;
+  };
+  const ErrorCycles& error_cycles() const { return errc_; }
   const lnk::Channel& fwd() const { return fwd_; }
   const lnk::Channel& rev() const { return rev_; }
 
@@ -136,6 +141,7 @@ class System {
   uint64_t win_bytes_ = 0;
   std::optional<std::string> proto_err_;
   uint64_t resets_ = 0;
+  ErrorCycles errc_;
 
   void reset_env(bool randomize);
   lnk::Frame new_frame(unsigned cls);

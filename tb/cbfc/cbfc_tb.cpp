@@ -426,8 +426,6 @@ RunResult run_block(const RunConfig& cfg) {
   RunResult r;
   r.cycles = sys.cycles();
   r.sim_time = sys.now();
-  const cbfc::TxOut to = sys.tx().outputs();
-  const cbfc::RxOut ro = sys.rx().outputs();
   uint64_t sent = 0, updates = 0, drained = 0;
   for (unsigned k = 0; k < e.params.num_classes; ++k) {
     sent += sys.class_stats()[k].frames_sent;
@@ -443,13 +441,17 @@ RunResult run_block(const RunConfig& cfg) {
   j["credit_updates"] = updates;
   j["resets"] = sys.resets();
   j["compared_cycles"] = r.cycles;
+  const auto& ec = sys.error_cycles();
+  j["error_cycles"] = {{"tx_underflow", ec.tx_underflow}, {"tx_overflow", ec.tx_overflow}, {"tx_class", ec.tx_class},
+                       {"rx_overflow", ec.rx_overflow}, {"rx_underflow", ec.rx_underflow}, {"rx_class", ec.rx_class}};
   std::string out;
   out += fmt::format("  sender {}, receiver {}\n", b.tx_desc, b.rx_desc);
   out += fmt::format("  {} cycles compared, {} frames sent, {} drained, {} credit updates, {} mid-run resets, "
                      "protocol violations injected: {}\n",
                      r.cycles, sent, drained, updates, sys.resets(), s.b("errors") ? "yes" : "no");
-  out += fmt::format("  sticky errors at the end: tx underflow {:#x} overflow {:#x} class {}; rx overflow {:#x} underflow {:#x} class {}\n",
-                     to.err_underflow, to.err_overflow, to.err_class, ro.err_overflow, ro.err_underflow, ro.err_class);
+  out += fmt::format("  cycles with a sticky error output set: tx underflow {}, overflow {}, class {}; "
+                     "rx overflow {}, underflow {}, class {}\n",
+                     ec.tx_underflow, ec.tx_overflow, ec.tx_class, ec.rx_overflow, ec.rx_underflow, ec.rx_class);
   if (auto m = sys.mismatch()) add_mismatch(r, *m, cfg);
   if (b.ctx->gotError()) r.failures.push_back(fmt::format("RTL assertion failed by cycle {} (see the %Error line above)", sys.cycles()));
   if (sent == 0) r.failures.push_back("no frame was sent: the stimulus is broken");
@@ -531,6 +533,7 @@ Testbench block_testbench() {
   t.description = "CBFC RTL vs C++ model in lockstep, every output every cycle, constrained-random stress";
   t.default_cycles = kBlockCycles;
   t.declare = declare_block;
+  t.validate = [](const RunConfig& c) { env_from_settings(c.settings, c.seed, true); };
   t.clock_period = [](const core::Settings& s) { return static_cast<core::Ps>(std::llround(1e6 / s.i("clock_mhz"))); };
   t.run = run_block;
   return t;
@@ -542,6 +545,7 @@ Testbench link_testbench() {
   t.description = "CBFC sender and receiver over a link: lossless proof, throughput, buffer sizing (default)";
   t.default_cycles = kLinkCycles;
   t.declare = declare_link;
+  t.validate = [](const RunConfig& c) { env_from_settings(c.settings, c.seed, false); };
   t.clock_period = [](const core::Settings& s) { return static_cast<core::Ps>(std::llround(1e6 / s.i("clock_mhz"))); };
   t.run = run_link;
   t.bench = bench;

@@ -31,6 +31,7 @@ std::string headline(const RunConfig& cfg) {
 RunResult run_testbench(const RunConfig& cfg) {
   const Testbench* t = find_testbench(cfg.testbench);
   if (!t) throw core::UsageError(fmt::format("unknown testbench '{}' (allowed: {})", cfg.testbench, testbench_names()));
+  if (t->validate) t->validate(cfg);
   RunResult r = t->run(cfg);
   nlohmann::json head = {{"testbench", cfg.testbench}, {"seed", cfg.seed}, {"settings", cfg.settings.to_json()},
                          {"pass", r.pass}, {"failures", r.failures}};

@@ -54,6 +54,9 @@ struct Testbench {
   std::string description;
   uint64_t default_cycles = 0;
   std::function<void(core::Schema&)> declare;             ///< settings
+  /// Checks settings that are valid one by one but not together; throws
+  /// core::UsageError. Runs before anything is printed or simulated.
+  std::function<void(const RunConfig&)> validate;
   std::function<RunResult(const RunConfig&)> run;         ///< elaborates SystemC: once per process
   std::function<BenchResult(const RunConfig&)> bench;     ///< optional (`cosim bench`)
   std::string bench_name;                                 ///< name under `cosim bench`, e.g. "cbfc"

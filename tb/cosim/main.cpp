@@ -101,6 +101,7 @@ int cmd_run(const std::string& name, const std::string& seed_s, const std::strin
   }
   if (waves) cfg.waves_path = waves_file.empty() ? fmt::format("waves/{}-{}.fst", name, cfg.seed) : waves_file;
   cfg.quiet = quiet;
+  if (t.validate) t.validate(cfg);
   std::cout << tb::headline(cfg) << "\n" << std::flush;
   tb::RunResult r = tb::run_testbench(cfg);
   std::cout << r.summary;
@@ -133,6 +134,7 @@ int cmd_bench(const std::string& name, const std::string& seed_s, const std::str
   cfg.settings = tb::default_settings(*t);
   for (auto& a : sets) cfg.settings.assign(a);
   if (!cycles_s.empty()) cfg.cycles = parse_u64("--cycles", cycles_s, 1000, 1'000'000'000ull);
+  if (t->validate) t->validate(cfg);
   tb::BenchResult r = t->bench(cfg);
   std::cout << r.text;
   if (!json.empty()) write_json(json, r.json);
@@ -190,6 +192,20 @@ int sc_main(int argc, char* argv[]) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    // Name the unexpected argument and the options the command takes.
+    CLI::App* sub = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
+    std::string opts;
+    for (const CLI::Option* o : sub->get_options())
+      if (!o->get_lnames().empty() && o->get_lnames().front() != "help")
+        opts += (opts.empty() ? "--" : ", --") + o->get_lnames().front();
+    std::string what = e.what();
+    auto colon = what.rfind(": ");
+    std::string arg = colon == std::string::npos ? what : what.substr(colon + 2);
+    std::cerr << fmt::format("cosim: unexpected argument '{}' for 'cosim{}' (allowed options: {}; cosim{} --help)\n", arg,
+                             sub == &app ? "" : " " + sub->get_name(), opts.empty() ? "none" : opts,
+                             sub == &app ? "" : " " + sub->get_name());
+    return kUsage;
   } catch (const CLI::ParseError& e) {
     std::string msg = e.what();
     for (auto& ch : msg)

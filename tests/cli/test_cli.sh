@@ -1,1 +1,94 @@
-exit 0
+#!/usr/bin/env bash
+# The command line as a designer uses it (label `system`): listing, runs,
+# reproducibility, JSON, waves, and one-line errors with exit code 2.
+# Usage: test_cli.sh <path-to-cosim> <source-dir>
+set -u
+COSIM=$1
+SRC=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP"
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_usage "<description>" <regex the one line must match> -- args...
+expect_usage() {
+  local what=$1 re=$2
+  shift 3
+  "$COSIM" "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  local lines
+  lines=$(wc -l <"$TMP/err")
+  if [ $rc -ne 2 ]; then bad "$what: exit $rc, want 2"; return; fi
+  if [ "$lines" -ne 1 ]; then bad "$what: $lines lines on stderr, want 1: $(cat "$TMP/err")"; return; fi
+  if ! grep -Eq -- "$re" "$TMP/err"; then bad "$what: '$(cat "$TMP/err")' does not match /$re/"; return; fi
+  if [ -s "$TMP/out" ] && grep -q "RESULT" "$TMP/out"; then bad "$what: simulated despite bad input"; return; fi
+  ok
+}
+
+expect_usage "unknown command" "unknown command 'frobnicate'.*list, run, bench" -- frobnicate
+expect_usage "unknown testbench" "unknown testbench 'nope'.*cbfc_link.*cbfc_block" -- run nope
+expect_usage "unknown setting" "unknown setting 'bogus'.*allowed:.*rtl_config" -- run cbfc_link --set bogus=1
+expect_usage "bad int" "'buffer_bytes'.*'lots' is not an integer.*allowed: 64\.\." -- run cbfc_link --set buffer_bytes=lots
+expect_usage "int out of range" "'clock_mhz'.*out of range.*allowed: 100\.\.4000" -- run cbfc_link --set clock_mhz=99999
+expect_usage "bad choice" "'tx'.*'vhdl' is not a choice.*allowed: rtl\|model" -- run cbfc_link --set tx=vhdl
+expect_usage "bad bool" "'sweep'.*not a boolean.*true\|false" -- run cbfc_link --set sweep=maybe
+expect_usage "bad real" "'drain_ratio'.*out of range.*0\.01\.\.1" -- run cbfc_link --set drain_ratio=7
+expect_usage "no equals" "bad --set 'buffer_bytes'.*key=value" -- run cbfc_link --set buffer_bytes
+expect_usage "bad seed" "--seed 'x1' is not a number" -- run cbfc_link --seed x1
+expect_usage "negative cycles" "--cycles '-5' is not a number" -- run cbfc_link --cycles -5
+expect_usage "bad time" "--time '3 parsecs' is not a time" -- run cbfc_link --time "3 parsecs"
+expect_usage "cycles and time" "excludes" -- run cbfc_link --cycles 10 --time 1us
+expect_usage "unknown option" "unexpected argument .--frob. for .cosim run.*allowed options: --seed, --cycles, --time" -- run cbfc_link --frob
+expect_usage "inconsistent settings" "'buffer_bytes'=1024 is smaller than one len_max=2048 frame" -- run cbfc_link --set buffer_bytes=1024
+expect_usage "mutant needs c4" "'mutant' needs rtl_config=c4" -- run cbfc_block --set rtl_config=c3 --set mutant=true
+expect_usage "unknown bench" "unknown benchmark 'warp'.*allowed: cbfc" -- bench warp
+expect_usage "missing testbench" "testbench is required|required" -- run
+
+# --help everywhere, exit 0
+for args in "--help" "run --help" "list --help" "bench --help"; do
+  if "$COSIM" $args >"$TMP/out" 2>&1 && grep -q "Usage" "$TMP/out"; then ok; else bad "cosim $args"; fi
+done
+
+# list and per-testbench settings
+"$COSIM" list >"$TMP/out" && grep -q "cbfc_link" "$TMP/out" && grep -q "cbfc_block" "$TMP/out" && ok || bad "list"
+"$COSIM" list cbfc_link >"$TMP/out" && grep -q "buffer_bytes" "$TMP/out" && grep -q "drain_ratio" "$TMP/out" && ok || bad "list cbfc_link"
+
+# a run: first line names testbench, seed and settings; JSON; exit 0
+"$COSIM" run cbfc_link --seed 7 --cycles 3000 --set drain_ratio=0.3 --set sweep=false --json a.json >run1.txt
+rc=$?
+[ $rc -eq 0 ] && ok || bad "run exit $rc"
+head -1 run1.txt | grep -Eq "^testbench cbfc_link +seed 7 +settings: drain_ratio=0.3 sweep=false$" && ok || bad "first line: $(head -1 run1.txt)"
+grep -q "RESULT: PASS" run1.txt && ok || bad "no PASS"
+python3 -c "import json; j=json.load(open('a.json')); assert j['testbench']=='cbfc_link' and j['seed']==7 and j['pass'] and j['settings']['drain_ratio']==0.3 and j['scoreboard']['lost']==0" && ok || bad "json content"
+
+# same (testbench, seed, settings): bit-for-bit the same JSON and summary
+"$COSIM" run cbfc_link --seed 7 --cycles 3000 --set drain_ratio=0.3 --set sweep=false --json b.json >run2.txt
+cmp -s a.json b.json && ok || bad "same seed, different JSON"
+cmp -s run1.txt run2.txt && ok || bad "same seed, different summary"
+# another seed: different traffic
+"$COSIM" run cbfc_link --seed 8 --cycles 3000 --set drain_ratio=0.3 --set sweep=false --json c.json >/dev/null
+cmp -s a.json c.json && bad "seed has no effect" || ok
+
+# --time is converted with the clock: 2us at 500 MHz = 1000 cycles
+"$COSIM" run cbfc_link --time 2us --set clock_mhz=500 --set sweep=false --json t.json >/dev/null
+python3 -c "import json; j=json.load(open('t.json')); assert j['traffic_cycles']==1000, j['traffic_cycles']" && ok || bad "--time"
+
+# --waves with the default name lands in waves/<testbench>-<seed>.fst
+"$COSIM" run cbfc_block --seed 3 --cycles 2000 --waves >/dev/null
+[ -s waves/cbfc_block-3.fst ] && ok || bad "default wave path"
+
+# a failing run exits 1 and says why, with the reproduce line
+"$COSIM" run cbfc_block --set mutant=true --cycles 50000 >mut.txt
+rc=$?
+[ $rc -eq 1 ] && ok || bad "mutant run exit $rc, want 1"
+grep -Eq "lockstep mismatch at cycle [0-9]+ .* in rx: (pend_o|cu_limit_o)" mut.txt && ok || bad "mutant report: $(tail -3 mut.txt)"
+grep -q "reproduce: cosim run cbfc_block --seed 1 --cycles 50000 --set mutant=true --waves" mut.txt && ok || bad "reproduce line"
+
+# bench prints the overhead as its last line
+"$COSIM" bench cbfc --cycles 20000 >bench.txt && tail -1 bench.txt | grep -Eq "^systemc_overhead [0-9]+\.[0-9]+$" && ok || bad "bench: $(tail -2 bench.txt)"
+
+echo "cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]
