@@ -49,9 +49,9 @@ waves: run
 	@echo "open with: gtkwave -a waves/$(TB).gtkw waves/$(TB)-$(SEED).fst"
 
 sanitize: deps
-	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DCOSIM_SANITIZE=ON -DCOSIM_WITH_RTL=OFF
-	cmake --build $(BUILD)-asan -j $(JOBS)
-	cd $(BUILD)-asan && ctest -L unit -j $(JOBS) --output-on-failure
+	cmake --preset asan
+	cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -63,10 +63,12 @@ void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
   if (it != f.q.end()) {
     ++c_.reordered;
     error(fmt::format("flow {} id {} at {} delivered before id {}", flow, id, format_time(t), f.q.front().id));
+    if (it->digest != digest) ++c_.corrupted;
+    f.early.insert(id);
     f.q.erase(it);
     return;
   }
-  if (f.any_matched && id <= f.last_matched) {
+  if ((f.any_matched && id <= f.last_matched) || f.early.count(id)) {
     ++c_.duplicated;
     error(fmt::format("flow {} id {} at {} delivered twice", flow, id, format_time(t)));
     return;

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/stats.hpp"
@@ -59,6 +60,7 @@ class Scoreboard {
     bool any_matched = false;
     uint64_t last_matched = 0;
     std::unordered_map<uint64_t, bool> done;   // unordered mode: delivered ids
+    std::unordered_set<uint64_t> early;        // ordered mode: ids delivered out of order
   };
   std::string name_;
   bool ordered_;

@@ -85,7 +85,10 @@ Settings::Settings(const Schema& schema, std::string owner) : schema_(schema), o
 
 std::string Settings::canonical(const SettingSpec& s, const std::string& value, const std::string& owner) {
   auto bad = [&](const char* what) {
-    return UsageError(fmt::format("setting '{}' of {}: '{}' is {} (allowed: {})", s.key, owner, value, what,
+    std::string shown = value;  // the error stays on one line whatever was typed
+    for (auto& ch : shown)
+      if (static_cast<unsigned char>(ch) < 0x20) ch = '?';
+    return UsageError(fmt::format("setting '{}' of {}: '{}' is {} (allowed: {})", s.key, owner, shown, what,
                                   s.allowed()));
   };
   switch (s.kind) {
@@ -93,7 +96,10 @@ std::string Settings::canonical(const SettingSpec& s, const std::string& value, 
       if (value.empty()) throw bad("not an integer");
       errno = 0;
       char* end = nullptr;
-      long long v = std::strtoll(value.c_str(), &end, 0);
+      // decimal, or hex with 0x; a leading zero is not octal
+      const size_t d = (value[0] == '-' || value[0] == '+') ? 1 : 0;
+      const bool hex = value.size() > d + 2 && value[d] == '0' && (value[d + 1] == 'x' || value[d + 1] == 'X');
+      long long v = std::strtoll(value.c_str(), &end, hex ? 16 : 10);
       if (*end != '\0' || errno == ERANGE) throw bad("not an integer");
       if (v < s.imin || v > s.imax) throw bad("out of range");
       return std::to_string(v);
@@ -142,7 +148,7 @@ void Settings::assign(const std::string& a) {
 
 int64_t Settings::i(const std::string& key) const {
   spec(key);
-  return std::strtoll(values_.at(key).c_str(), nullptr, 0);
+  return std::strtoll(values_.at(key).c_str(), nullptr, 10);
 }
 double Settings::r(const std::string& key) const {
   spec(key);
@@ -176,7 +182,7 @@ nlohmann::json Settings::to_json() const {
   for (auto& s : schema_.specs()) {
     const std::string& v = values_.at(s.key);
     switch (s.kind) {
-      case SettingSpec::Kind::Int: j[s.key] = std::strtoll(v.c_str(), nullptr, 0); break;
+      case SettingSpec::Kind::Int: j[s.key] = std::strtoll(v.c_str(), nullptr, 10); break;
       case SettingSpec::Kind::Real: j[s.key] = std::strtod(v.c_str(), nullptr); break;
       case SettingSpec::Kind::Bool: j[s.key] = (v == "true"); break;
       case SettingSpec::Kind::Choice: j[s.key] = v; break;

@@ -320,3 +320,25 @@ TEST(Scoreboard, CleanFlagCoversEveryErrorKindButNotDiscard) {
     EXPECT_FALSE(d.clean());
   }
 }
+
+namespace {
+TEST(Scoreboard, DuplicateOfAnEarlyDeliveryIsADuplicate) {
+  core::Scoreboard sb("sb");
+  sb.expect(0, 1, 11, 0);
+  sb.expect(0, 2, 22, 0);
+  sb.observe(0, 2, 22, 5);  // ahead of 1: reordered
+  sb.observe(0, 2, 22, 6);  // again: a duplicate, not "never sent"
+  EXPECT_EQ(sb.counts().reordered, 1u);
+  EXPECT_EQ(sb.counts().duplicated, 1u);
+  EXPECT_EQ(sb.counts().unexpected, 0u);
+}
+
+TEST(Scoreboard, ReorderedAndCorruptedCountsBoth) {
+  core::Scoreboard sb("sb");
+  sb.expect(0, 1, 11, 0);
+  sb.expect(0, 2, 22, 0);
+  sb.observe(0, 2, 99, 5);
+  EXPECT_EQ(sb.counts().reordered, 1u);
+  EXPECT_EQ(sb.counts().corrupted, 1u);
+}
+}  // namespace

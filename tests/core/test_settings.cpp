@@ -386,3 +386,27 @@ TEST(Settings, DefaultConstructedHasNoKeys) {
   EXPECT_TRUE(s.to_json().empty());
   EXPECT_THROW(s.set("a", "1"), UsageError);
 }
+
+namespace {
+TEST(Settings, LeadingZeroIsDecimalNotOctal) {
+  core::Schema s;
+  s.add_int("n", 1, 0, 100, "n");
+  core::Settings st(s, "tb");
+  st.set("n", "010");
+  EXPECT_EQ(st.i("n"), 10);
+  st.set("n", "0x10");
+  EXPECT_EQ(st.i("n"), 16);
+}
+
+TEST(Settings, ControlCharactersNeverBreakTheOneLineError) {
+  core::Schema s;
+  s.add_int("n", 1, 0, 100, "n");
+  core::Settings st(s, "tb");
+  try {
+    st.set("n", "1\n2");
+    FAIL();
+  } catch (const core::UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+}
+}  // namespace
