@@ -1,9 +1,12 @@
 #include "link/link.hpp"
 
+#include "link/faults.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace lnk {
 
@@ -41,8 +44,9 @@ Ps Params::serialization(uint64_t bytes) const {
 }
 
 Ps Channel::send(Ps now, const Item& item) {
+  const Frame* f = std::get_if<Frame>(&item);
   uint64_t wire_bytes;
-  if (auto* f = std::get_if<Frame>(&item)) {
+  if (f) {
     wire_bytes = static_cast<uint64_t>(f->len) + p_.overhead_bytes;
     ++frames_;
   } else {
@@ -54,7 +58,24 @@ Ps Channel::send(Ps now, const Item& item) {
   Ps dur = p_.serialization(wire_bytes);
   wire_free_ = start + dur;
   busy_ += dur;
-  q_.push_back({wire_free_ + p_.flight(), item});
+  Ps arrive = wire_free_ + p_.flight();
+  // With faults the item was sent either way: the wire time above is charged
+  // even when it never arrives.
+  FaultInjector::Decision d;
+  if (faults_) d = f ? faults_->on_frame(start, arrive, *f) : faults_->on_ctl(start, arrive, std::get<Ctl>(item));
+  if (d.verdict == FaultInjector::Verdict::drop) return wire_free_;
+  InFlight in{arrive + d.extra_delay, item};
+  if (d.verdict == FaultInjector::Verdict::corrupt) {
+    if (auto* g = std::get_if<Frame>(&in.item)) g->ok = false;
+    if (auto* c = std::get_if<Ctl>(&in.item)) c->ok = false;
+  }
+  // Sorted insertion, searching from the back (without delays this always
+  // appends): an item goes after every item arriving at the same time or
+  // earlier, so ties leave in send order. Done even without an injector, since
+  // delayed items of a detached one may still be in flight.
+  auto pos = q_.end();
+  while (pos != q_.begin() && std::prev(pos)->arrive > in.arrive) --pos;
+  q_.insert(pos, std::move(in));
   return wire_free_;
 }
 

@@ -2,7 +2,8 @@
 // The link between two link partners: one Channel per direction.
 // A channel serializes frames and control words at the line rate, then adds the
 // PHY/FEC latency and the cable's propagation delay. Times are picoseconds.
-// Minimal for now; the LLR work adds the fault injector here.
+// Faults (drops, bit errors, control-word loss/delay, link down) come from an
+// optional lnk::FaultInjector attached to the channel (link/faults.hpp).
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -66,6 +67,12 @@ struct Frame {
   uint32_t len = 0;  ///< bytes, without preamble and IFG
   uint64_t digest = 0;
   Ps t_created = 0;
+  // Link layer retry (LLR) fields: carried in the protected preamble, so they
+  // stay readable even when the payload is corrupted.
+  uint32_t seq = 0;        ///< LLR sequence number
+  bool eligible = false;   ///< LLR-eligible (kept in the replay buffer)
+  bool replay = false;     ///< a retransmission from the replay buffer
+  bool ok = true;          ///< false: the payload is corrupted, the FCS check fails at the receiver
 };
 
 /// A link control word between frames.
@@ -74,14 +81,26 @@ struct Ctl {
   Kind kind = Kind::credit;
   uint32_t cls = 0;
   uint32_t value = 0;
+  bool ok = true;  ///< false: the control word arrived corrupted
 };
 
 using Item = std::variant<Frame, Ctl>;
+
+class FaultInjector;
 
 /// One direction of a link.
 class Channel {
  public:
   explicit Channel(const Params& p) : p_(p) {}
+
+  /// Faults applied to every item sent from now on (nullptr: none). The
+  /// injector is not owned and must outlive its use; copies of the channel
+  /// share it. A dropped item still occupies the wire for its serialization
+  /// time and counts as sent; it just never arrives. A corrupted item arrives
+  /// with ok=false; a delayed one arrives later (possibly after items sent
+  /// after it: receive() always returns items in arrival order).
+  void attach(FaultInjector* f) { faults_ = f; }
+  FaultInjector* faults() const { return faults_; }
 
   /// True when the transmitter can start an item at `now`.
   bool idle(Ps now) const { return wire_free_ <= now; }
@@ -89,9 +108,10 @@ class Channel {
   /// Starts `item` at max(now, end of the item on the wire); returns the time
   /// its last bit leaves the transmitter.
   Ps send(Ps now, const Item& item);
-  /// Moves the next item that has completely arrived by `now` into `out`.
+  /// Moves the next item that has completely arrived by `now` into `out`
+  /// (earliest arrival first; equal arrival times in send order).
   bool receive(Ps now, Item& out);
-  /// Arrival time of the oldest item in flight (or -1).
+  /// Arrival time of the next item to arrive (or -1).
   Ps next_arrival() const { return q_.empty() ? -1 : q_.front().arrive; }
   size_t in_flight() const { return q_.size(); }
 
@@ -108,7 +128,8 @@ class Channel {
   };
   Params p_;
   Ps wire_free_ = 0;
-  std::deque<InFlight> q_;
+  std::deque<InFlight> q_;  ///< sorted by arrival time, stable (send order for ties)
+  FaultInjector* faults_ = nullptr;
   uint64_t frames_ = 0, ctls_ = 0, bytes_ = 0;
   Ps busy_ = 0;
 };

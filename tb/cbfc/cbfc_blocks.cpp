@@ -11,38 +11,8 @@ namespace tb::cbfc_tb {
 
 namespace {
 
-uint64_t mask(unsigned w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
-
-// Packed-vector field access for every port representation Verilator uses
-// (CData/SData/IData/QData integers, VlWide word arrays).
-template <class T>
-void put_bits(T& port, unsigned lsb, unsigned w, uint64_t v) {
-  v &= mask(w);
-  if constexpr (std::is_integral_v<T>) {
-    uint64_t m = mask(w) << lsb;
-    port = static_cast<T>((static_cast<uint64_t>(port) & ~m) | (v << lsb));
-  } else {
-    for (unsigned b = 0; b < w;) {
-      unsigned bit = lsb + b, word = bit / 32, off = bit % 32;
-      unsigned n = std::min(32 - off, w - b);
-      uint32_t m = static_cast<uint32_t>(mask(n) << off);
-      port[word] = (port[word] & ~m) | (static_cast<uint32_t>((v >> b) << off) & m);
-      b += n;
-    }
-  }
-}
-
-template <class T>
-uint64_t get_bits(const T& port, unsigned lsb, unsigned w) {
-  if constexpr (std::is_integral_v<T>) {
-    return (static_cast<uint64_t>(port) >> lsb) & mask(w);
-  } else {
-    unsigned word = lsb / 32, off = lsb % 32;
-    uint64_t lo = port[word];
-    uint64_t hi = (off + w > 32) ? static_cast<uint64_t>(port[word + 1]) : 0;
-    return ((hi << 32 | lo) >> off) & mask(w);
-  }
-}
+using tb::bit_mask;
+inline uint64_t mask(unsigned w) { return bit_mask(w); }
 
 template <class V>
 class TxRtl : public TxBlock {
@@ -142,30 +112,6 @@ class RxRtl : public RxBlock {
   cbfc::Params p_;
 };
 
-class TxModelBlock : public TxBlock {
- public:
-  explicit TxModelBlock(const cbfc::Params& p) : m_(p) {}
-  void drive(const cbfc::TxIn& in) override { in_ = in; }
-  void posedge() override { m_.tick(in_); }
-  cbfc::TxOut outputs() const override { return m_.outputs(); }
-
- private:
-  cbfc::TxModel m_;
-  cbfc::TxIn in_;
-};
-
-class RxModelBlock : public RxBlock {
- public:
-  explicit RxModelBlock(const cbfc::Params& p) : m_(p) {}
-  void drive(const cbfc::RxIn& in) override { in_ = in; }
-  void posedge() override { m_.tick(in_); }
-  cbfc::RxOut outputs() const override { return m_.outputs(); }
-
- private:
-  cbfc::RxModel m_;
-  cbfc::RxIn in_;
-};
-
 cbfc::Params make_params(unsigned nc, unsigned cw, unsigned lw, unsigned ul, unsigned tw) {
   cbfc::Params p;
   p.num_classes = nc, p.cnt_width = cw, p.len_width = lw, p.credit_unit_log2 = ul, p.timer_width = tw;
@@ -214,21 +160,12 @@ std::unique_ptr<RxBlock> make_rx_rtl(const RtlVariant& v, VerilatedContext* ctx,
   return nullptr;
 }
 
-std::unique_ptr<TxBlock> make_tx_model(const cbfc::Params& p) { return std::make_unique<TxModelBlock>(p); }
-std::unique_ptr<RxBlock> make_rx_model(const cbfc::Params& p) { return std::make_unique<RxModelBlock>(p); }
-
-namespace {
-struct Differ {
-  std::optional<Mismatch> m;
-  void cmp(const std::string& sig, uint64_t rtl, uint64_t model) {
-    if (!m && rtl != model) {
-      Mismatch x;
-      x.signal = sig, x.rtl = rtl, x.model = model;
-      m = x;
-    }
-  }
-};
-}  // namespace
+std::unique_ptr<TxBlock> make_tx_model(const cbfc::Params& p) {
+  return std::make_unique<ModelBlock<cbfc::TxIn, cbfc::TxOut, cbfc::TxModel>>(p);
+}
+std::unique_ptr<RxBlock> make_rx_model(const cbfc::Params& p) {
+  return std::make_unique<ModelBlock<cbfc::RxIn, cbfc::RxOut, cbfc::RxModel>>(p);
+}
 
 std::optional<Mismatch> diff(const cbfc::TxOut& r, const cbfc::TxOut& m, const cbfc::Params& p) {
   Differ d;
@@ -253,40 +190,14 @@ std::optional<Mismatch> diff(const cbfc::RxOut& r, const cbfc::RxOut& m, const c
   return d.m;
 }
 
-LockstepTx::LockstepTx(std::unique_ptr<TxBlock> rtl, const cbfc::Params& p, std::string name)
-    : rtl_(std::move(rtl)), model_(p), name_(std::move(name)) {}
-
-void LockstepTx::drive(const cbfc::TxIn& in) {
-  in_ = in;
-  rtl_->drive(in);
+std::unique_ptr<LockstepTx> make_tx_lockstep(std::unique_ptr<TxBlock> rtl, const cbfc::Params& p, const std::string& name) {
+  return std::make_unique<LockstepTx>(std::move(rtl), p, name,
+                                      [p](const cbfc::TxOut& r, const cbfc::TxOut& m) { return diff(r, m, p); });
 }
 
-void LockstepTx::posedge() {
-  rtl_->posedge();
-  model_.tick(in_);
-  if (mismatch_) return;
-  cbfc::TxOut r = rtl_->outputs(), m = model_.outputs();
-  if (r == m) return;
-  mismatch_ = diff(r, m, model_.params());
-  if (mismatch_) mismatch_->cycle = cycle_, mismatch_->time = time_, mismatch_->block = name_;
-}
-
-LockstepRx::LockstepRx(std::unique_ptr<RxBlock> rtl, const cbfc::Params& p, std::string name)
-    : rtl_(std::move(rtl)), model_(p), name_(std::move(name)) {}
-
-void LockstepRx::drive(const cbfc::RxIn& in) {
-  in_ = in;
-  rtl_->drive(in);
-}
-
-void LockstepRx::posedge() {
-  rtl_->posedge();
-  model_.tick(in_);
-  if (mismatch_) return;
-  cbfc::RxOut r = rtl_->outputs(), m = model_.outputs();
-  if (r == m) return;
-  mismatch_ = diff(r, m, model_.params());
-  if (mismatch_) mismatch_->cycle = cycle_, mismatch_->time = time_, mismatch_->block = name_;
+std::unique_ptr<LockstepRx> make_rx_lockstep(std::unique_ptr<RxBlock> rtl, const cbfc::Params& p, const std::string& name) {
+  return std::make_unique<LockstepRx>(std::move(rtl), p, name,
+                                      [p](const cbfc::RxOut& r, const cbfc::RxOut& m) { return diff(r, m, p); });
 }
 
 }  // namespace tb::cbfc_tb

@@ -8,6 +8,7 @@
 
 #include "cbfc/cbfc_sc.hpp"
 #include "common/table.hpp"
+#include "common/vcontext.hpp"
 #include "verilated.h"
 
 namespace cbfc {
@@ -196,17 +197,6 @@ std::vector<SweepPoint> buffer_sweep(const EnvConfig& base, const std::vector<do
 
 namespace {
 
-/// One Verilator context for the whole process, never destroyed: Verilator
-/// 5.006 deadlocks destroying models after a second context has been used.
-VerilatedContext* shared_context() {
-  static VerilatedContext* ctx = [] {
-    auto* c = new VerilatedContext;
-    c->fatalOnError(false);  // a failed assertion ends the run with a report, not abort()
-    return c;
-  }();
-  return ctx;
-}
-
 struct Built {
   VerilatedContext* ctx = nullptr;
   std::unique_ptr<Waves> waves;
@@ -231,7 +221,7 @@ Built build(const EnvConfig& e, const core::Settings& s, bool block, const std::
   std::unique_ptr<RxBlock> rx;
   if (tx_rtl) {
     tx = make_tx_rtl(v, b.ctx, "tx", w);
-    if (lock) tx = std::make_unique<LockstepTx>(std::move(tx), v.params, "tx");
+    if (lock) tx = make_tx_lockstep(std::move(tx), v.params, "tx");
     b.tx_desc = fmt::format("rtl {}{}{}", v.name, v.mutant ? " (mutant)" : "", lock ? " + lockstep model" : "");
   } else {
     tx = make_tx_model(v.params);
@@ -239,7 +229,7 @@ Built build(const EnvConfig& e, const core::Settings& s, bool block, const std::
   }
   if (rx_rtl) {
     rx = make_rx_rtl(v, b.ctx, "rx", w);
-    if (lock) rx = std::make_unique<LockstepRx>(std::move(rx), v.params, "rx");
+    if (lock) rx = make_rx_lockstep(std::move(rx), v.params, "rx");
     b.rx_desc = fmt::format("rtl {}{}{}", v.name, v.mutant ? " (mutant)" : "", lock ? " + lockstep model" : "");
   } else {
     rx = make_rx_model(v.params);
