@@ -17,6 +17,9 @@ std::string Waves::open(const std::string& path) {
   auto dir = std::filesystem::path(path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create folder " + dir.string() + ": " + ec.message();
+  // Dump times are integer picoseconds (core::Ps).
+  fst_->set_time_unit("1ps");
+  fst_->set_time_resolution("1ps");
   fst_->open(path.c_str());
   if (!fst_->isOpen()) return "cannot open wave file " + path;
   path_ = path;

@@ -155,6 +155,8 @@ TEST(CbfcLink, WavesHoldTheLayoutSignals) {
   std::stringstream ss;
   ss << v.rdbuf();
   std::string text = ss.str();
+  // dump times are picoseconds: GTKWave must show ns, not seconds
+  EXPECT_NE(text.find("$timescale\n\t1ps"), std::string::npos) << text.substr(0, 200);
   // names in the VCD header: scope path + signal; the layout uses dotted paths
   std::set<std::string> have;
   std::vector<std::string> scope;
