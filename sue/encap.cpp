@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "sue/crc.hpp"
 
@@ -190,13 +191,11 @@ std::optional<Error> validate(const Frame& f) {
     e.push_back(check("pcp", f.vlan.pcp, 7));
     e.push_back(check("dei", f.vlan.dei, 1));
     e.push_back(check("vid", f.vlan.vid, 4095));
-    for (const Mac* m : {&f.dmac, &f.smac}) {
-      if (afh2_compressed_pattern((*m)[0]))
-        e.push_back(err(Errc::BadField,
-                        "{} {}: first octet 0x{:02x} is the AFH Gen2 compressed pattern (X=1, Y=Z=0, W=1), "
-                        "reserved for afh2_6 (allowed: first octet & 0x2e != 0x22)",
-                        m == &f.dmac ? "dmac" : "smac", mac_text(*m), (*m)[0]));
-    }
+    if (afh2_compressed_pattern(f.dmac[0]))
+      e.push_back(err(Errc::BadField,
+                      "dmac {}: first octet 0x{:02x} is the AFH Gen2 compressed pattern (X=1, Y=Z=0, W=1), "
+                      "reserved for afh2_6 (allowed: first octet & 0x2e != 0x22)",
+                      mac_text(f.dmac), f.dmac[0]));
   }
   if (f.encap == Encap::Std) {
     if (f.ip.version != 4 && f.ip.version != 6)
@@ -507,6 +506,14 @@ std::optional<Error> parse_pdu(const uint8_t* body, size_t body_n, size_t hdr_by
   return std::nullopt;
 }
 
+/// A std/afh1 DA must not look like AFH Gen2 compressed (encode refuses it: detect_encap would
+/// take the frame for afh2_6).
+std::optional<Error> check_l2_da(const uint8_t* p) {
+  if (!afh2_compressed_pattern(p[0])) return std::nullopt;
+  return err(Errc::BadAfhAddress, "DA first octet 0x{:02x} is the AFH Gen2 compressed pattern (X=1, Y=Z=0, W=1), "
+             "reserved for afh2_6 (allowed: first octet & 0x2e != 0x22)", p[0]);
+}
+
 /// MACs and the optional 802.1Q tag; returns the offset of the Ethertype.
 size_t read_l2(const uint8_t* p, Frame& f) {
   f.dmac = get_array<6>(p);
@@ -523,6 +530,7 @@ size_t read_l2(const uint8_t* p, Frame& f) {
 std::optional<Error> decode_std(const uint8_t* p, size_t n, Decoded& d) {
   Frame& f = d.frame;
   FrameInfo& info = d.info;
+  if (auto e = check_l2_da(p)) return e;
   size_t off = read_l2(p, f);
   info.ethertype = get16(p + off);
   off += 2;
@@ -622,6 +630,7 @@ std::optional<Error> decode_std(const uint8_t* p, size_t n, Decoded& d) {
 std::optional<Error> decode_afh1(const uint8_t* p, size_t n, Decoded& d) {
   Frame& f = d.frame;
   FrameInfo& info = d.info;
+  if (auto e = check_l2_da(p)) return e;
   size_t off = read_l2(p, f);
   info.ethertype = get16(p + off);
   off += 2;

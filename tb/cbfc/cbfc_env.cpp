@@ -236,7 +236,9 @@ void System::cycle() {
     // Source: one frame may start when the wire is free and the offered load allows.
     src_tokens_ = std::min(src_tokens_ + src_per_cycle_, static_cast<double>(cfg_.len_max + 64) + src_per_cycle_);
     const unsigned n_act = std::min(cfg_.active_classes, p.num_classes);
-    if (traffic_ && fwd_.idle(t) && src_tokens_ >= 0 && n_act > 0) {
+    // The next frame may start when the wire frees up before the next edge
+    // (back to back on the wire, as a MAC streams).
+    if (traffic_ && fwd_.wire_free_at() < t + cfg_.clock_ps && src_tokens_ >= 0 && n_act > 0) {
       for (unsigned c = 0; c < n_act; ++c)
         if (!head_[c]) head_[c] = new_frame(c);
       bool bad = cfg_.stress && rng_stress_.chance(cfg_.p_bad_tx);

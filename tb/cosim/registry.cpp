@@ -2,6 +2,7 @@
 // added here (see README, "Add a block").
 #include "cbfc/cbfc_tb.hpp"
 #include "common/testbench.hpp"
+#include "llr/llr_tb.hpp"
 
 namespace tb {
 
@@ -9,6 +10,7 @@ const std::vector<Testbench>& testbenches() {
   static const std::vector<Testbench> all = {
       cbfc_tb::link_testbench(),
       cbfc_tb::block_testbench(),
+      llr_tb::link_testbench(),
   };
   return all;
 }

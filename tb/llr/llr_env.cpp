@@ -38,8 +38,8 @@ constexpr uint64_t kCorrupt = 0x5a5a5a5a5a5a5a5aull;  // what a bad payload does
 System::System(const EnvConfig& cfg, std::unique_ptr<LlrBlock> a, std::unique_ptr<LlrBlock> b, Waves* waves)
     : cfg_(cfg),
       waves_(waves),
-      a_{'A', std::move(a), nullptr, lnk::Channel(cfg.link)},
-      b_{'B', std::move(b), nullptr, lnk::Channel(cfg.link)},
+      a_('A', std::move(a), cfg.link),
+      b_('B', std::move(b), cfg.link),
       rng_(cfg.seed, "llr.traffic"),
       reset_left_(cfg.reset_cycles) {
   for (Side* s : {&a_, &b_}) {
@@ -132,8 +132,10 @@ void System::step_side(Side& me, Side& peer, llr::In& in, core::Ps t) {
   me.max_out_frames = std::max(me.max_out_frames, o.out_frames);
   me.max_out_bytes = std::max(me.max_out_bytes, o.out_bytes);
 
-  // Transmit: the wire takes the block's item when it is free.
-  if (o.w_valid && me.chan.idle(t)) {
+  // Transmit: the wire takes the block's item when it frees up before the
+  // next edge; the item starts the moment the previous one ends (back to
+  // back on the wire, as the MAC streams), not at the next cycle boundary.
+  if (o.w_valid && me.chan.wire_free_at() < t + cfg_.clock_ps) {
     in.w_ready = true;
     if (o.w_is_ctl) {
       lnk::Ctl c;
@@ -283,6 +285,10 @@ void System::cycle() {
 }
 
 void System::finish() {
+  // A delivery at the very last edge has not been seen by the clients yet.
+  const core::Ps t = now();
+  if (a_.out.d_valid) deliver(b_, a_.out, t);
+  if (b_.out.d_valid) deliver(a_, b_.out, t);
   for (Side* s : {&a_, &b_}) {
     // A link left down (FLUSH without re-init) discards what it holds.
     const bool dead = s->out.tx_state == llr::kFlush;

@@ -61,6 +61,7 @@ class System {
   const EnvConfig& config() const { return cfg_; }
 
   struct Side {
+    Side(char n, std::unique_ptr<LlrBlock> b, const lnk::Params& lp) : name(n), blk(std::move(b)), chan(lp) {}
     char name;
     std::unique_ptr<LlrBlock> blk;
     LockstepLlr* lock = nullptr;

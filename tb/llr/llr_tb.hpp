@@ -23,7 +23,7 @@ struct FerPoint {
   double fer = 0;
   double goodput_gbps = 0;
   double efficiency = 0;  ///< of the clean run's goodput
-  uint64_t replays = 0, flushes = 0;
+  uint64_t dropped = 0, replays = 0, flushes = 0;
   bool clean = false;     ///< scoreboard clean
 };
 /// Goodput at full load against frame error rate (C++ models, plain loop).

@@ -97,10 +97,15 @@ TEST(LlrLink, OneChosenFrameDropped) {
 }
 
 TEST(LlrLink, BurstOf100Drops) {
-  auto r = run(5, 40000, {"burst_start=1000", "burst_len=100", "bidir=false", "replay_timer_max=20000"});
+  // 100 consecutive frames lost: the buffer holds them all, so the partner
+  // sees one gap of exactly 100 sequence numbers and NACKs once.
+  auto r = run(5, 40000, {"burst_start=1000", "burst_len=100", "bidir=false", "replay_timer_max=20000",
+                          "len_max=512", "outstanding_frames_max=200"});
   expect_clean(r);
   EXPECT_EQ(cnt(r, "b", "rx_missing_seq"), 100u);
+  EXPECT_EQ(cnt(r, "b", "tx_nack_ctlos"), 1u);
   EXPECT_GE(cnt(r, "a", "tx_replay"), 100u);
+  EXPECT_GE(cnt(r, "b", "rx_replay"), 100u);
   EXPECT_EQ(r.json["faults"]["a_to_b"]["frames_dropped"].get<uint64_t>(), 100u);
   EXPECT_EQ(cnt(r, "a", "tx_flush"), 0u);
 }
@@ -157,7 +162,7 @@ TEST(LlrLink, ReplayBufferFullBestEffort) {
 }
 
 TEST(LlrLink, SequenceWrapAround) {
-  auto r = run(11, 60000, {"seq_bits=7", "drop_prob=0.001", "outstanding_frames_max=32"});
+  auto r = run(11, 60000, {"seq_bits=7", "drop_prob=0.001", "outstanding_frames_max=32", "outstanding_bytes_max=65536"});
   expect_clean(r);
   EXPECT_GT(sb(r, "a_to_b", "matched"), 20u * 128u);  // wrapped many times
   EXPECT_GT(cnt(r, "a", "tx_replay"), 0u);
