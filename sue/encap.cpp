@@ -401,12 +401,16 @@ constexpr const char* kAllowedEthertypes =
     "allowed: 0x0800 IPv4, 0x86dd IPv6, 0x8100 802.1Q tag, 0x88b5 AFH Gen1, 0x88b6 SUE after AFH Gen2 "
     "12-byte; or a DA whose first octet is the AFH Gen2 compressed pattern X=1 Y=Z=0 W=1";
 
-/// Walks the packed operations in [p, p + avail); returns the bytes they take.
-Result<size_t> walk_ops(const uint8_t* p, size_t avail, size_t limit, Profile prof, std::vector<Bytes>& cmds) {
+/// Walks the packed operations in [p, p + avail); returns the bytes they take. An overrun is
+/// Truncated when `avail` ends at the frame's end, LengthMismatch when a header (UDP, shim) gave it.
+Result<size_t> walk_ops(const uint8_t* p, size_t avail, size_t limit, Profile prof, bool header_extent,
+                        std::vector<Bytes>& cmds) {
+  const Errc overrun = header_extent ? Errc::LengthMismatch : Errc::Truncated;
+  const char* end = header_extent ? "the PDU length the header gives" : "the frame";
   size_t pos = 0;
   for (size_t idx = 0;; ++idx) {
     if (avail - pos < kOpHeaderBytes)
-      return err(Errc::Truncated, "op header {} needs 2 bytes, {} remain before the end of the PDU", idx, avail - pos);
+      return err(overrun, "op header {} needs 2 bytes, {} remain before the end of {}", idx, avail - pos, end);
     const uint16_t h = get16(p + pos);
     if (h & kOpReservedMask)
       return err(Errc::BadOpHeader, "op header {} = 0x{:04x}: reserved bits 14..12 set (allowed: LAST bit 15, "
@@ -420,7 +424,7 @@ Result<size_t> walk_ops(const uint8_t* p, size_t avail, size_t limit, Profile pr
                  "may have length 0)", idx, h);
     }
     if (avail - pos < len)
-      return err(Errc::Truncated, "cmd {} has length {} but only {} bytes remain in the PDU", idx, len, avail - pos);
+      return err(overrun, "cmd {} has length {} but {} bytes remain before the end of {}", idx, len, avail - pos, end);
     if (pos + len > limit)
       return err(Errc::PackingLimit, "packed operations reach {} bytes at cmd {}, over the {} limit of {} bytes",
                  pos + len, idx, profile_name(prof), limit);
@@ -479,7 +483,8 @@ std::optional<Error> parse_pdu(const uint8_t* body, size_t body_n, size_t hdr_by
     pos = kRhBytes;
   }
   const size_t tail = sue ? kRcrcBytes : 0;
-  Result<size_t> packed = walk_ops(body + pos, region - pos - tail, max_packed(f.profile), f.profile, f.cmds);
+  Result<size_t> packed =
+      walk_ops(body + pos, region - pos - tail, max_packed(f.profile), f.profile, known_len.has_value(), f.cmds);
   if (!packed) return packed.error();
   info.packed_bytes = packed.value();
   pos += packed.value();

@@ -2,6 +2,7 @@
 //   cosim list [TESTBENCH]
 //   cosim run TESTBENCH [--seed N] [--cycles N | --time T] [--set key=value]... [--waves [FILE]] [--json FILE]
 //   cosim bench NAME [--seed N] [--cycles N] [--set key=value]... [--json FILE]
+//   cosim pdu encode|decode ...   (SUE frames: tb/cosim/pdu_cmd.hpp)
 // Bad input: one line on stderr naming what is wrong and the allowed values, exit 2.
 // A failed run (mismatch, loss, assertion): exit 1.
 #include <systemc.h>
@@ -18,6 +19,7 @@
 
 #include "common/table.hpp"
 #include "common/testbench.hpp"
+#include "cosim/pdu_cmd.hpp"
 
 namespace {
 
@@ -178,11 +180,13 @@ int sc_main(int argc, char* argv[]) {
   bench->add_option("--set", bsets, "key=value setting of the underlying testbench");
   bench->add_option("--json", bjson, "write the figures as JSON to this file");
 
+  cosim::PduCommand pdu(app);  // cosim pdu encode|decode
+
   // Unknown command: name it and the allowed ones.
   if (argc >= 2 && argv[1][0] != '-') {
     std::string c = argv[1];
-    if (c != "list" && c != "run" && c != "bench") {
-      std::cerr << fmt::format("cosim: unknown command '{}' (allowed: list, run, bench; cosim --help)\n", c);
+    if (c != "list" && c != "run" && c != "bench" && c != "pdu") {
+      std::cerr << fmt::format("cosim: unknown command '{}' (allowed: list, run, bench, pdu; cosim --help)\n", c);
       return kUsage;
     }
   }
@@ -220,6 +224,7 @@ int sc_main(int argc, char* argv[]) {
     if (run->parsed())
       return cmd_run(run_tb, seed_s, cycles_s, time_s, sets, ow->count() > 0, waves_file, json, quiet);
     if (bench->parsed()) return cmd_bench(bench_name, bseed, bcycles, bsets, bjson);
+    if (pdu.parsed()) return pdu.run();
   } catch (const core::UsageError& e) {
     std::cerr << "cosim: " << e.what() << "\n";
     return kUsage;

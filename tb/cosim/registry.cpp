@@ -3,6 +3,7 @@
 #include "cbfc/cbfc_tb.hpp"
 #include "common/testbench.hpp"
 #include "llr/llr_tb.hpp"
+#include "rob/rob_tb.hpp"
 
 namespace tb {
 
@@ -11,6 +12,7 @@ const std::vector<Testbench>& testbenches() {
       cbfc_tb::link_testbench(),
       cbfc_tb::block_testbench(),
       llr_tb::link_testbench(),
+      rob_tb::stream_testbench(),
   };
   return all;
 }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cbfc/cbfc_tb.hpp"
+#include "common/gtkw_check.hpp"
 #include "common/testbench.hpp"
 
 namespace {
@@ -138,50 +139,7 @@ TEST(CbfcLink, WavesHoldTheLayoutSignals) {
   cfg.waves_path = path;
   auto r = tb::run_testbench(cfg);
   EXPECT_TRUE(r.pass);
-  ASSERT_TRUE(std::filesystem::exists(path));
-  EXPECT_GT(std::filesystem::file_size(path), 1000u);
-  // every signal of waves/cbfc_link.gtkw must exist in the dump
-  std::ifstream lay(std::string(COSIM_SOURCE_DIR) + "/waves/cbfc_link.gtkw");
-  ASSERT_TRUE(lay.good());
-  std::vector<std::string> sigs;
-  for (std::string line; std::getline(lay, line);)
-    if (!line.empty() && line[0] != '[' && line[0] != '@' && line[0] != '*' && line[0] != '-')
-      sigs.push_back(line);
-  ASSERT_GT(sigs.size(), 10u);
-  if (std::system("command -v fst2vcd >/dev/null 2>&1") != 0) GTEST_SKIP() << "fst2vcd (gtkwave) not installed";
-  std::string vcd = path + ".vcd";
-  ASSERT_EQ(std::system(("fst2vcd -f " + path + " -o " + vcd + " >/dev/null 2>&1").c_str()), 0);
-  std::ifstream v(vcd);
-  std::stringstream ss;
-  ss << v.rdbuf();
-  std::string text = ss.str();
-  // dump times are picoseconds: GTKWave must show ns, not seconds
-  EXPECT_NE(text.find("$timescale\n\t1ps"), std::string::npos) << text.substr(0, 200);
-  // names in the VCD header: scope path + signal; the layout uses dotted paths
-  std::set<std::string> have;
-  std::vector<std::string> scope;
-  std::istringstream in(text);
-  for (std::string tok; in >> tok;) {
-    if (tok == "$scope") {
-      std::string kind, name;
-      in >> kind >> name;
-      scope.push_back(name);
-    } else if (tok == "$upscope") {
-      scope.pop_back();
-    } else if (tok == "$var") {
-      std::string type, width, id, name;
-      in >> type >> width >> id >> name;
-      std::string full;
-      for (auto& sc : scope) full += sc + ".";
-      have.insert(full + name);
-    } else if (tok == "$enddefinitions") {
-      break;
-    }
-  }
-  for (auto& s : sigs) {
-    std::string base = s.substr(0, s.find('['));  // "tx.avail_o[63:0]" -> "tx.avail_o"
-    EXPECT_TRUE(have.count(base)) << "layout signal not in the wave: " << s;
-  }
+  expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/cbfc_link.gtkw", path);
 }
 
 }  // namespace

@@ -90,5 +90,45 @@ grep -q "reproduce: cosim run cbfc_block --seed 1 --cycles 50000 --set mutant=tr
 # bench prints the overhead as its last line
 "$COSIM" bench cbfc --cycles 20000 >bench.txt && tail -1 bench.txt | grep -Eq "^systemc_overhead [0-9]+\.[0-9]+$" && ok || bad "bench: $(tail -2 bench.txt)"
 
+# cosim pdu: SUE frames. Bad input is one line naming it and the allowed values, exit 2.
+expect_usage "pdu no command" "cosim pdu needs a command .allowed: encode, decode" -- pdu
+expect_usage "pdu unknown command" "unknown pdu command 'frob' .allowed: encode, decode" -- pdu frob
+expect_usage "pdu unknown profile" "unknown profile 'lite' .allowed: sue, sue_lite" -- pdu encode --profile lite
+expect_usage "pdu unknown encap" "unknown encap 'afh3' .allowed: std, afh1, afh2_6, afh2_12" -- pdu encode --encap afh3
+expect_usage "pdu unknown field" "unknown field 'bogus' for sue/std .allowed: dmac, smac" -- pdu encode --field bogus=1
+expect_usage "pdu field of another profile" "field 'npsn' does not apply to sue_lite/afh2_6" -- \
+  pdu encode --profile sue_lite --encap afh2_6 --field npsn=1
+expect_usage "pdu bad value" "field 'xpuid': '1024' is out of range .allowed: 0..1023" -- pdu encode --field xpuid=1024
+expect_usage "pdu bad cmd hex" "field 'cmd': '0x123' is not hex" -- pdu encode --field cmd=0x123
+expect_usage "pdu packing limit" "packing_limit: .*sue_lite limit .allowed: up to 1024" -- \
+  pdu encode --profile sue_lite --field cmd=$(printf '%02x' $(seq 1 1100 | sed 's/.*/0/'))
+expect_usage "pdu unknown option" "unexpected argument '--frob' for 'cosim pdu encode'.*--profile, --encap, --field" -- \
+  pdu encode --frob
+expect_usage "pdu decode no hex" "pdu decode needs a frame in hex" -- pdu decode
+expect_usage "pdu decode bad hex" "bad hex: 'z' at position 2 is not a hex digit" -- pdu decode 00zz
+expect_usage "pdu decode runt" "truncated: runt frame of 2 bytes .allowed: at least 64" -- pdu decode 0102
+expect_usage "pdu decode bad encap" "unknown encap 'x' .allowed: auto, std" -- pdu decode --encap x 00
+
+# encode -> decode round trip: every field comes back, one name = value per line
+for encap in std afh1 afh2_6 afh2_12; do
+  hex=$("$COSIM" pdu encode --profile sue --encap $encap --field npsn=0x1234 --field op=ack --field apsn=7 \
+    --field vc=2 --field cmd=0x0102a0ff --field cmd=beef)
+  rc=$?
+  [ $rc -eq 0 ] && echo "$hex" | grep -Eq '^[0-9a-f]{128,}$' && ok || bad "pdu encode $encap: exit $rc, '$hex'"
+  "$COSIM" pdu decode "$hex" >pdu.txt
+  rc=$?
+  [ $rc -eq 0 ] && ok || bad "pdu decode $encap: exit $rc"
+  for line in "profile = sue" "encap = $encap" "npsn = 4660 (0x1234)" "op = 1 (ack)" "apsn = 7 (0x0007)" "vc = 2" \
+    "cmds = 2" "cmd = 0x0102a0ff" "cmd = 0xbeef"; do
+    grep -qxF "$line" pdu.txt && ok || bad "pdu decode $encap: no line '$line'"
+  done
+done
+hex=$("$COSIM" pdu encode --profile sue_lite --encap afh2_6 --field dst_xpu=0x0102 --field src_xpu=0x0304 \
+  --field tc=5 --field cmd=deadbeef)
+[ "$hex" = "228004de010252adbeef0304$(printf '0%.0s' $(seq 1 96))a38ed040" ] && ok || bad "pdu afh2_6 golden: $hex"
+"$COSIM" pdu decode --profile sue_lite "$hex" | grep -qxF "dst_xpu = 258 (0x0102)" && ok || bad "pdu decode afh2_6"
+# a damaged frame names what is wrong, one line, exit 2
+expect_usage "pdu decode bad fcs" "pdu decode: bad_fcs: FCS 0x[0-9a-f]{8} on the wire" -- pdu decode "${hex%??}00"
+
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

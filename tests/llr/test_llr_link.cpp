@@ -5,6 +5,7 @@
 // Each TEST runs in its own process.
 #include <gtest/gtest.h>
 
+#include "common/gtkw_check.hpp"
 #include "common/testbench.hpp"
 
 namespace {
@@ -213,6 +214,21 @@ TEST(LlrLink, ModelAndRtlPartners) {
 TEST(LlrLink, AckSpacingInBytes) {
   auto r = run(18, 30000, {"ctlos_target_spacing=4096", "ctlos_spacing_unit=bytes", "drop_prob=0.001"});
   expect_clean(r);
+}
+
+// --waves writes an FST with the RTL signals the GTKWave layout shows.
+TEST(LlrLink, WavesHoldTheLayoutSignals) {
+  const tb::Testbench* t = tb::find_testbench("llr_link");
+  tb::RunConfig cfg;
+  cfg.testbench = "llr_link";
+  cfg.seed = 3;
+  cfg.cycles = 2000;
+  cfg.settings = tb::default_settings(*t);
+  cfg.waves_path = "waves-test/llr_link-3.fst";
+  std::filesystem::remove(cfg.waves_path);
+  auto r = tb::run_testbench(cfg);
+  EXPECT_TRUE(r.pass);
+  expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/llr_link.gtkw", cfg.waves_path);
 }
 
 TEST(LlrMutant, CaughtWithCycleAndSignal) {

@@ -2,11 +2,18 @@
 #pragma once
 #include <algorithm>
 #include <initializer_list>
+#include <ostream>
 #include <string>
 
 #include "core/rng.hpp"
 #include "sue/crc.hpp"
 #include "sue/encap.hpp"
+
+namespace sue {
+// gtest prints parameters with these (CTest test names read "(sue, afh2_6)").
+inline void PrintTo(Profile p, std::ostream* os) { *os << profile_name(p); }
+inline void PrintTo(Encap e, std::ostream* os) { *os << encap_name(e); }
+}  // namespace sue
 
 namespace suetest {
 

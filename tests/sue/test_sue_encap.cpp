@@ -347,7 +347,9 @@ void expect_error(const Bytes& b, Errc code, Profile p = Profile::Sue, std::opti
   EXPECT_EQ(d.error().code, code) << d.error().message();
   EXPECT_FALSE(d.error().detail.empty());
   EXPECT_EQ(d.error().message().find('\n'), std::string::npos);
-  if (!has.empty()) EXPECT_NE(d.error().detail.find(has), std::string::npos) << d.error().detail;
+  if (!has.empty()) {
+    EXPECT_NE(d.error().detail.find(has), std::string::npos) << d.error().detail;
+  }
 }
 
 TEST(SueErrors, Truncated) {

@@ -49,7 +49,9 @@ struct Checker {
       ++decoded;
       ASSERT_EQ(d.value().info.frame_bytes, b.size());
       ASSERT_EQ(d.value().frame.profile, o.profile);
-      if (o.encap) ASSERT_EQ(d.value().frame.encap, *o.encap);
+      if (o.encap) {
+        ASSERT_EQ(d.value().frame.encap, *o.encap);
+      }
       // whatever decodes re-encodes to the same bytes: no field is lost or invented
       Result<Bytes> again = encode(d.value().frame);
       ASSERT_TRUE(again.ok()) << again.error().message();
