@@ -77,8 +77,10 @@ void System::send(Source& so, Stream& st, uint32_t index, bool again) {
     return cfg_.flits + cfg_.base_latency + rng_.uniform(0, cfg_.jitter) + (rng_.chance(cfg_.p_long) ? cfg_.skew : 0);
   };
   net_.push({cycle_ + delay(), net_order_++, p});
+  if (!p.fin) ++st.in_network;
   if (!p.fin && cfg_.p_dup > 0 && rng_.chance(cfg_.p_dup)) {
     net_.push({cycle_ + delay(), net_order_++, p});
+    ++st.in_network;
     ++st_.dup_injected;
   }
   so.link_free = cycle_ + cfg_.flits;
@@ -185,7 +187,11 @@ void System::cycle() {
       in.in_cid = p.cid;
       in.in_seq = p.seq;
       in.in_token = p.token;
-      if (p.fin) ++st_.fins;
+      if (p.fin) {
+        ++st_.fins;
+      } else if (auto c = by_conn_.find({p.src, p.cid}); c != by_conn_.end()) {
+        --src_[c->second.first].streams[c->second.second].in_network;
+      }
       port_.pop_front();
     }
     // Sources: resends first, then new REQs (window-limited), then FINs.
@@ -206,9 +212,12 @@ void System::cycle() {
         } else if (traffic_ && st.next < cfg_.stream_len && st.outstanding < cfg_.max_outstanding) {
           send(so, st, st.next++, false);
           sent = true;
-        } else if (!st.fin_sent && st.next > 0 && st.acked == (traffic_ ? cfg_.stream_len : st.next)) {
+        } else if (!st.fin_sent && st.next > 0 && st.acked == (traffic_ ? cfg_.stream_len : st.next) &&
+                   st.in_network == 0) {
           // A transfer ends with a FIN once every REQ it sent is acknowledged
-          // (when traffic stops, a transfer ends where it got to).
+          // and no copy of one is left in the network (the protocol's
+          // guarantee before FIN; with duplicating networks the source waits
+          // out the stragglers). When traffic stops, a transfer ends where it got to.
           send(so, st, cfg_.stream_len, false);
           st.fin_sent = true;
           sent = true;

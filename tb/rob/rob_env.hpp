@@ -75,6 +75,7 @@ class System {
     uint32_t next = 0;        // next new REQ index
     uint32_t acked = 0;       // ACKs received
     uint32_t outstanding = 0; // sent, not acknowledged
+    uint32_t in_network = 0;  // REQ copies (duplicates included) not yet at the target
     bool fin_sent = false, active = false;
     std::deque<std::pair<uint64_t, uint32_t>> resend;  // (due cycle, index)
     std::vector<uint32_t> tokens;  // token of REQ i
