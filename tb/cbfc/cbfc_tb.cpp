@@ -508,10 +508,11 @@ BenchResult bench(const RunConfig& cfg) {
   r.text = t.str();
   r.text += fmt::format("same results in both RTL modes: {} ({} frames delivered)\n",
                         plain_delivered == sc_delivered ? "yes" : "NO", sc_delivered);
+  r.text += fmt::format("peak memory {:.1f} MiB\n", peak_rss_mib());
   r.text += fmt::format("systemc_overhead {:.2f}\n", overhead);
   r.json = {{"bench", "cbfc"}, {"cycles", n}, {"seed", cfg.seed}, {"rtl_plain_cycles_per_s", plain_rate},
             {"rtl_systemc_cycles_per_s", sc_rate}, {"model_plain_cycles_per_s", model_rate},
-            {"systemc_overhead", overhead}, {"identical_results", plain_delivered == sc_delivered}};
+            {"systemc_overhead", overhead}, {"peak_rss_mib", peak_rss_mib()}, {"identical_results", plain_delivered == sc_delivered}};
   return r;
 }
 
@@ -520,6 +521,7 @@ BenchResult bench(const RunConfig& cfg) {
 Testbench block_testbench() {
   Testbench t;
   t.name = "cbfc_block";
+  t.layout = "cbfc_link";  // same blocks, same layout
   t.description = "CBFC RTL vs C++ model in lockstep, every output every cycle, constrained-random stress";
   t.default_cycles = kBlockCycles;
   t.declare = declare_block;

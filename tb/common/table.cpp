@@ -41,3 +41,13 @@ std::string Table::str() const {
 }
 
 }  // namespace tb
+
+#include <sys/resource.h>
+
+namespace tb {
+double peak_rss_mib() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+}  // namespace tb

@@ -19,3 +19,8 @@ class Table {
 };
 
 }  // namespace tb
+
+namespace tb {
+/// Peak resident memory of this process, MiB (for `cosim bench`).
+double peak_rss_mib();
+}  // namespace tb

@@ -20,7 +20,6 @@ struct RunConfig {
   uint64_t cycles = 0;          ///< 0: the testbench's default
   core::Settings settings;
   std::string waves_path;       ///< empty: no waves
-  bool quiet = false;           ///< no progress lines on stderr
 };
 
 /// A lockstep disagreement between an RTL block and its model.
@@ -60,6 +59,7 @@ struct Testbench {
   std::function<RunResult(const RunConfig&)> run;         ///< elaborates SystemC: once per process
   std::function<BenchResult(const RunConfig&)> bench;     ///< optional (`cosim bench`)
   std::string bench_name;                                 ///< name under `cosim bench`, e.g. "cbfc"
+  std::string layout;                                     ///< GTKWave layout waves/<layout>.gtkw (default: name)
   /// Clock period under these settings (turns --time into cycles).
   std::function<core::Ps(const core::Settings&)> clock_period;
 };

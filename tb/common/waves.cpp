@@ -27,8 +27,14 @@ std::string Waves::open(const std::string& path) {
   return "";
 }
 
+namespace {
+core::Ps g_start = 0;
+}
+
+void Waves::set_start(core::Ps t) { g_start = t; }
+
 void Waves::dump(core::Ps t) {
-  if (open_) fst_->dump(static_cast<uint64_t>(t));
+  if (open_ && t >= g_start) fst_->dump(static_cast<uint64_t>(t));
 }
 
 void Waves::close() {

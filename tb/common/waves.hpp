@@ -20,6 +20,8 @@ class Waves {
   std::string open(const std::string& path);
   bool active() const { return open_; }
   void dump(core::Ps t);
+  /// Dumps before this time are skipped (process-wide: `cosim run --waves-from`).
+  static void set_start(core::Ps t);
   void close();
   const std::string& path() const { return path_; }
 

@@ -16,6 +16,11 @@
 #include <fstream>
 #include <iostream>
 #include <regex>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/waves.hpp"
 
 #include "common/table.hpp"
 #include "common/testbench.hpp"
@@ -51,6 +56,28 @@ core::Ps parse_time(const std::string& v) {
   double ps = x * mult;
   if (ps < 1 || ps > 1e15) throw Usage(fmt::format("--time '{}' is out of range (allowed: 1ps..1000s)", v));
   return static_cast<core::Ps>(ps);
+}
+
+/// Runs cosim again with `args` (stdout and stderr discarded); true when it left the wave.
+bool leave_wave(const std::vector<std::string>& args) {
+  std::vector<char*> av;
+  for (auto& a : args) av.push_back(const_cast<char*>(a.c_str()));
+  av.push_back(nullptr);
+  std::cout << std::flush;
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    int fd = open("/dev/null", O_WRONLY);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    execv("/proc/self/exe", av.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 1;  // the child failed the same way
 }
 
 const tb::Testbench& testbench_or_die(const std::string& name) {
@@ -89,8 +116,9 @@ int cmd_list(const std::string& which) {
 
 int cmd_run(const std::string& name, const std::string& seed_s, const std::string& cycles_s, const std::string& time_s,
             const std::vector<std::string>& sets, bool waves, const std::string& waves_file, const std::string& json,
-            bool quiet) {
+            const std::string& waves_from, int argc, char* argv[]) {
   const tb::Testbench& t = testbench_or_die(name);
+  const std::string layout = t.layout.empty() ? name : t.layout;
   tb::RunConfig cfg;
   cfg.testbench = name;
   cfg.seed = seed_s.empty() ? 1 : parse_u64("--seed", seed_s, 0, UINT64_MAX);
@@ -102,13 +130,16 @@ int cmd_run(const std::string& name, const std::string& seed_s, const std::strin
     cfg.cycles = static_cast<uint64_t>((parse_time(time_s) + period - 1) / period);
   }
   if (waves) cfg.waves_path = waves_file.empty() ? fmt::format("waves/{}-{}.fst", name, cfg.seed) : waves_file;
-  cfg.quiet = quiet;
+  if (!waves_from.empty()) {
+    if (!waves) throw Usage("--waves-from needs --waves");
+    tb::Waves::set_start(parse_time(waves_from));
+  }
   if (t.validate) t.validate(cfg);
   std::cout << tb::headline(cfg) << "\n" << std::flush;
   tb::RunResult r = tb::run_testbench(cfg);
   std::cout << r.summary;
   if (!cfg.waves_path.empty()) {
-    std::cout << fmt::format("\nwaves: {}  (gtkwave -a waves/{}.gtkw {})\n", cfg.waves_path, name, cfg.waves_path);
+    std::cout << fmt::format("\nwaves: {}  (gtkwave -a waves/{}.gtkw {})\n", cfg.waves_path, layout, cfg.waves_path);
   }
   if (!json.empty()) write_json(json, r.json);
   if (r.pass) {
@@ -117,6 +148,18 @@ int cmd_run(const std::string& name, const std::string& seed_s, const std::strin
   }
   std::cout << "\nRESULT: FAIL\n";
   for (auto& f : r.failures) std::cout << "  " << f << "\n";
+  if (r.has_mismatch && cfg.waves_path.empty()) {
+    // Leave the wave of the window around the mismatch: the same (testbench,
+    // seed, settings) again in a child process (SystemC elaborates once per
+    // process), dumping the last 200 cycles before it.
+    const core::Ps period = t.clock_period(cfg.settings);
+    const core::Ps from = std::max<core::Ps>(0, r.mismatch.time - 200 * period);
+    const std::string path = fmt::format("waves/{}-{}-mismatch.fst", name, cfg.seed);
+    std::vector<std::string> args(argv, argv + argc);
+    args.insert(args.end(), {"--waves", path, "--waves-from", fmt::format("{}ps", from)});
+    if (leave_wave(args))
+      std::cout << fmt::format("  wave of the mismatch window: {}  (gtkwave -a waves/{}.gtkw {})\n", path, layout, path);
+  }
   return 1;
 }
 
@@ -158,7 +201,6 @@ int sc_main(int argc, char* argv[]) {
 
   std::string run_tb, seed_s, cycles_s, time_s, waves_file, json;
   std::vector<std::string> sets;
-  bool quiet = false;
   auto* run = app.add_subcommand("run", "run one testbench: cosim run <testbench> [options]");
   run->add_option("testbench", run_tb, "testbench name (cosim list)")->required();
   run->add_option("--seed", seed_s, "random seed (default 1); (testbench, seed, settings) reproduces a run bit for bit");
@@ -169,7 +211,8 @@ int sc_main(int argc, char* argv[]) {
   auto* ow = run->add_option("--waves", waves_file, "write an FST wave (default waves/<testbench>-<seed>.fst)")
                  ->expected(0, 1);
   run->add_option("--json", json, "write the run's numbers as JSON to this file");
-  run->add_flag("--quiet", quiet, "no progress output");
+  std::string wfrom;
+  run->add_option("--waves-from", wfrom, "with --waves: start dumping at this simulated time, e.g. 20us");
 
   std::string bench_name, bseed, bcycles, bjson;
   std::vector<std::string> bsets;
@@ -222,7 +265,7 @@ int sc_main(int argc, char* argv[]) {
   try {
     if (list->parsed()) return cmd_list(list_tb);
     if (run->parsed())
-      return cmd_run(run_tb, seed_s, cycles_s, time_s, sets, ow->count() > 0, waves_file, json, quiet);
+      return cmd_run(run_tb, seed_s, cycles_s, time_s, sets, ow->count() > 0, waves_file, json, wfrom, argc, argv);
     if (bench->parsed()) return cmd_bench(bench_name, bseed, bcycles, bsets, bjson);
     if (pdu.parsed()) return pdu.run();
   } catch (const core::UsageError& e) {

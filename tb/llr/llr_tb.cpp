@@ -508,10 +508,11 @@ BenchResult bench(const RunConfig& cfg) {
   BenchResult r;
   r.text = t.str();
   r.text += fmt::format("same results in both RTL modes: {} ({} frames delivered at B)\n", plain_ok == sc_ok ? "yes" : "NO", sc_ok);
+  r.text += fmt::format("peak memory {:.1f} MiB\n", peak_rss_mib());
   r.text += fmt::format("systemc_overhead {:.2f}\n", overhead);
   r.json = {{"bench", "llr"}, {"cycles", n}, {"seed", cfg.seed}, {"rtl_plain_cycles_per_s", plain_rate},
             {"rtl_systemc_cycles_per_s", sc_rate}, {"model_plain_cycles_per_s", model_rate},
-            {"systemc_overhead", overhead}, {"identical_results", plain_ok == sc_ok}};
+            {"systemc_overhead", overhead}, {"peak_rss_mib", peak_rss_mib()}, {"identical_results", plain_ok == sc_ok}};
   return r;
 }
 

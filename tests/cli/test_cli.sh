@@ -86,6 +86,15 @@ rc=$?
 [ $rc -eq 1 ] && ok || bad "mutant run exit $rc, want 1"
 grep -Eq "lockstep mismatch at cycle [0-9]+ .* in rx: (pend_o|cu_limit_o)" mut.txt && ok || bad "mutant report: $(tail -3 mut.txt)"
 grep -q "reproduce: cosim run cbfc_block --seed 1 --cycles 50000 --set mutant=true --waves" mut.txt && ok || bad "reproduce line"
+# ... and leaves the wave of the 200 cycles before the mismatch
+grep -q "wave of the mismatch window: waves/cbfc_block-1-mismatch.fst" mut.txt && [ -s waves/cbfc_block-1-mismatch.fst ] && ok || bad "mismatch wave"
+if command -v fst2vcd >/dev/null; then
+  mcyc=$(grep -Eo "lockstep mismatch at cycle [0-9]+" mut.txt | grep -Eo "[0-9]+$")
+  first=$(fst2vcd -f waves/cbfc_block-1-mismatch.fst 2>/dev/null | grep -m1 -E "^#[0-9]+" | tr -d '#')
+  # the window starts about 200 cycles (1 ns each) before the mismatch, not at 0
+  [ -n "$first" ] && [ "$first" -gt $(( (mcyc - 202) * 1000 )) ] && [ "$first" -le $(( mcyc * 1000 )) ] && ok || bad "window start $first for mismatch cycle $mcyc"
+fi
+expect_usage "waves-from without waves" "--waves-from needs --waves" -- run cbfc_link --waves-from 10us
 
 # bench prints the overhead as its last line
 "$COSIM" bench cbfc --cycles 20000 >bench.txt && tail -1 bench.txt | grep -Eq "^systemc_overhead [0-9]+\.[0-9]+$" && ok || bad "bench: $(tail -2 bench.txt)"
