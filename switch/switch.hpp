@@ -1,0 +1,291 @@
+// Flit-level switch ASIC model (namespace sw). Behaviour, parameters, latency
+// breakdown, flow control and telemetry are specified in docs/switch.md.
+//
+// Plain C++ cycle-driven engine: one Switch::tick() advances the whole switch
+// by one core-clock edge. Times are integer picoseconds (core::Ps).
+//
+// Architecture (docs/switch.md "Architecture"): shared-memory buffer of cells
+// (one cell = one flit) organised as virtual output queues per
+// (egress port, class, ingress port); per-class admission with dynamic
+// thresholds (alpha) on the shared pool; lossless classes are backed by
+// CBFC credits (a per-ingress, per-class reserved pool, one credit = one cell)
+// or by PFC XOFF/XON with headroom; one flit per output per cycle out of the
+// buffer; per-egress scheduler: strict priority between priority levels,
+// deficit weighted round robin between the classes of a level, round robin
+// between ingress ports within a class; RED/ECN marking at dequeue;
+// cut-through (default) or store-and-forward.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cbfc/cbfc.hpp"
+#include "core/rng.hpp"
+#include "core/stats.hpp"
+#include "core/time.hpp"
+
+namespace sw {
+
+using core::Ps;
+
+constexpr unsigned kMaxClasses = 8;   ///< traffic classes (802.1p has 8)
+constexpr unsigned kMaxRadix = 256;
+
+enum class Forwarding : uint8_t { cut_through, store_and_forward };
+enum class FlowControl : uint8_t { cbfc, pfc, none };
+const char* to_string(Forwarding f);
+const char* to_string(FlowControl f);
+
+/// One traffic class.
+struct ClassCfg {
+  bool lossless = true;   ///< lossless: CBFC credits or PFC; a drop is a failure (counted)
+  unsigned priority = 0;  ///< strict priority level, 0..7, higher is served first
+  unsigned weight = 1;    ///< DWRR weight among classes of the same level, 1..1000
+  bool ecn = true;        ///< RED/ECN marking enabled for this class
+  double alpha = 1.0;     ///< dynamic threshold of the egress queue on the shared pool (lossy admission)
+};
+
+/// One named latency stage (zero-load, port to port, first byte in to first byte out).
+struct Stage {
+  const char* name;   ///< parameter name, e.g. "rx_phy_ns"
+  double ns;          ///< its value
+  const char* what;   ///< what it covers
+};
+
+struct Params {
+  // ---- geometry (SUE spec chapter 1, tables 6 and 7)
+  unsigned radix = 64;          ///< ports, 1..256
+  unsigned port_gbps = 800;     ///< 800|400|200|100 (every port)
+  unsigned lane_gbps = 200;     ///< SerDes lane 200|100; lanes per port = port/lane in 1|2|4
+  unsigned flit_bytes = 128;    ///< cell/flit: buffer unit, crossbar unit, CBFC credit unit; power of 2, 32..1024
+  double core_mhz = 1000.0;     ///< core clock; flit_bytes * core clock must carry the port rate
+  unsigned mtu_bytes = 4096;    ///< largest packet, 64..9216
+  uint32_t max_xpus = 1024;     ///< forwarding-table size (SUE: up to 1024 XPUs), 1..65536
+  unsigned overhead_bytes = 20; ///< preamble + SFD + IFG per packet on the wire
+  Forwarding forwarding = Forwarding::cut_through;
+  FlowControl fc = FlowControl::cbfc;
+
+  // ---- classes (default: 0 = requests, 1 = responses, both lossless, equal share)
+  unsigned num_classes = 2;     ///< 1..8
+  std::array<ClassCfg, kMaxClasses> classes{};
+
+  // ---- zero-load latency stages, ns (sum = 250 ns = SUE spec appendix A switch budget)
+  double rx_phy_ns = 50;  ///< SerDes RX, PCS, FEC decode
+  double rx_mac_ns = 10;  ///< MAC receive
+  double parse_ns = 10;   ///< header parse (AFH / IP)
+  double lookup_ns = 15;  ///< forwarding table: destination XPU -> egress port
+  double admit_ns = 20;   ///< admission (thresholds) and buffer write of the head cell
+  double sched_ns = 10;   ///< enqueue to eligible in the egress scheduler
+  double xbar_ns = 30;    ///< buffer read and crossbar to the egress port
+  double egress_ns = 25;  ///< egress pipeline: ECN mark, header edit, TX FIFO
+  double tx_mac_ns = 10;  ///< MAC transmit
+  double tx_phy_ns = 70;  ///< PCS, FEC encode, SerDes TX
+
+  // ---- shared buffer
+  uint64_t buffer_bytes = 64ull << 20;  ///< total cell memory
+
+  // ---- CBFC (fc = cbfc): one credit = one cell (credit_unit = flit_bytes)
+  uint32_t cbfc_buf_cells = 512;        ///< reserved cells per ingress port per lossless class (= upstream's credits)
+  uint32_t cbfc_downstream_cells = 512; ///< downstream's buffer per class (egress initial credits)
+  uint32_t cbfc_threshold = 4;          ///< freed credits that trigger an update
+  uint32_t cbfc_timer = 32;             ///< core cycles before pending credits are returned anyway (0 = off)
+
+  // ---- PFC (fc = pfc), IEEE 802.1Qbb, per ingress port per lossless class
+  uint32_t pfc_xoff_cells = 256;        ///< static XOFF cap (shared-pool usage)
+  double pfc_alpha = 1.0;               ///< dynamic XOFF = min(pfc_xoff_cells, pfc_alpha * free shared cells)
+  uint32_t pfc_resume_offset_cells = 24;///< XON when headroom empty and usage + offset <= XOFF (or usage 0)
+  uint32_t pfc_headroom_cells = 512;    ///< reserved headroom above XOFF
+  uint32_t pfc_quanta = 0xffff;         ///< pause time sent in XOFF (x 512 bit times); refreshed at half
+
+  // ---- ECN (RED on the egress queue of a class, at dequeue)
+  uint64_t ecn_kmin_bytes = 64 << 10;
+  uint64_t ecn_kmax_bytes = 256 << 10;
+  double ecn_pmax = 0.2;
+
+  // ---- run
+  uint64_t seed = 1;            ///< ECN marking draws from stream "switch.ecn"
+  unsigned sample_cycles = 64;  ///< queue-depth sampling period for percentiles
+
+  Params();
+  /// Empty when valid, otherwise one line naming the bad field and the allowed values.
+  std::string validate() const;
+
+  Ps period() const;                     ///< core clock period, ps
+  unsigned lanes() const { return port_gbps / lane_gbps; }
+  uint32_t cells(uint32_t bytes) const { return (bytes + flit_bytes - 1) / flit_bytes; }
+  uint64_t buffer_cells() const { return buffer_bytes / flit_bytes; }
+  Ps serialization(uint64_t bytes) const; ///< at the port rate, ps (rounded up)
+  Ps pause_time(uint32_t quanta) const;   ///< quanta x 512 bit times at the port rate
+  unsigned lossless_classes() const;
+  /// Zero-load stages in pipeline order; their sum is zero_load_latency().
+  std::vector<Stage> breakdown() const;
+  Ps ingress_ready_delay() const;  ///< rx_phy + rx_mac + parse + lookup
+  Ps egress_delay() const;         ///< xbar + egress + tx_mac + tx_phy
+  Ps zero_load_latency() const;    ///< sum of all stages (cut-through)
+  std::string breakdown_table() const;
+};
+
+/// A packet. The caller fills id, tag, dst_xpu, cls, bytes (and ecn if CE already),
+/// t_in (first byte at the ingress pin) and optionally t_in_last (last byte; default
+/// t_in + serialization(bytes)). The switch fills the rest.
+struct Packet {
+  uint64_t id = 0;
+  uint64_t tag = 0;          ///< opaque to the switch (digest, flow...)
+  uint32_t dst_xpu = 0;
+  uint32_t bytes = 0;
+  uint16_t src_port = 0;     ///< ingress port (set by inject)
+  int16_t egress_port = -1;  ///< from the forwarding table
+  uint8_t cls = 0;
+  bool ecn = false;          ///< CE mark
+  uint32_t ecn_depth = 0;    ///< egress queue bytes seen by the RED decision at dequeue
+  // stage timestamps (ps), see docs/switch.md "Latency record"
+  Ps t_in = 0;          ///< first byte at ingress pin
+  Ps t_in_last = -1;    ///< last byte at ingress pin
+  Ps t_ready = -1;      ///< ingress ready: head through PHY, MAC, parse, lookup
+  Ps t_buffered = -1;   ///< head cell written (cut-through) / whole packet written (store-and-forward)
+  Ps t_scheduled = -1;  ///< egress grant (core clock edge)
+  Ps t_head_out = -1;   ///< first byte at egress pin
+  Ps t_tail_out = -1;   ///< last byte at egress pin
+};
+
+enum class DropReason : uint8_t { no_route, buffer_full, lossless_overflow };
+
+/// Flow-control word toward the upstream link partner of `port`.
+struct FcMsg {
+  enum class Kind : uint8_t { credit, pause };
+  unsigned port = 0;
+  Kind kind = Kind::credit;
+  uint8_t cls = 0;
+  uint32_t value = 0;  ///< credit: cumulative limit (cbfc); pause: quanta (0 = resume)
+  Ps t = 0;            ///< time the word leaves the switch pin (emission + tx_mac + tx_phy)
+};
+
+/// Counters per port and class. "ingress" = the port as receiver, "egress" = as sender.
+struct PortClassStats {
+  // ingress side
+  uint64_t rx_pkts = 0, rx_bytes = 0;
+  uint64_t drops_lossy = 0, drops_lossless = 0, drops_no_route = 0;
+  uint32_t ing_cells = 0, ing_cells_max = 0;  ///< buffer cells held for this ingress/class
+  uint32_t hdrm_cells = 0, hdrm_cells_max = 0;///< PFC headroom in use
+  uint64_t pause_sent = 0;     ///< PFC XOFF frames sent upstream (incl. refreshes)
+  uint64_t xoff_events = 0;    ///< XON->XOFF transitions
+  Ps xoff_time = 0;            ///< time the upstream was held in XOFF
+  uint64_t credit_updates = 0; ///< CBFC updates sent upstream
+  core::Samples ing_cells_samples;
+  // egress side
+  uint64_t tx_pkts = 0, tx_bytes = 0, ecn_marks = 0;
+  uint64_t q_bytes = 0, q_bytes_max = 0;  ///< egress queue (admitted, not yet scheduled)
+  core::Samples q_bytes_samples;
+  uint64_t pause_rcvd = 0;
+  Ps paused_time = 0;          ///< time this egress class was paused by downstream (PFC)
+  Ps credit_stall = 0;         ///< egress ready, head of class waiting for downstream credits
+  Ps pause_stall = 0;          ///< egress ready, head of class held by PFC pause
+  // delivered bytes that entered on this port (for fairness), all egresses
+  uint64_t delivered_bytes = 0;
+};
+
+struct Summary {
+  Ps window = 0;                        ///< since construction or reset_stats()
+  uint64_t rx_pkts = 0, tx_pkts = 0, rx_bytes = 0, tx_bytes = 0;
+  uint64_t drops_lossy = 0, drops_lossless = 0, drops_no_route = 0;
+  uint64_t ecn_marks = 0, pause_sent = 0, pause_rcvd = 0;
+  double tx_gbps = 0;                   ///< all egress ports
+  double jain_ingress = 1, imbalance_ingress = 1;  ///< over active ingress ports' delivered bytes
+  double jain_egress = 1, imbalance_egress = 1;    ///< over active egress ports' bytes
+  uint64_t q_bytes_max = 0;             ///< any egress queue
+  double q_bytes_p95_max = 0;           ///< largest per-queue P95
+};
+
+class Switch {
+ public:
+  /// Throws std::invalid_argument("switch: <validate() line>") on bad parameters.
+  explicit Switch(const Params& p);
+  ~Switch();
+  Switch(const Switch&) = delete;
+  Switch& operator=(const Switch&) = delete;
+
+  // ---- configuration
+  void set_route(uint32_t xpu, unsigned port);
+  int route(uint32_t xpu) const;
+
+  // ---- inputs (times at the switch pins; per port in nondecreasing time, >= now())
+  /// A packet arriving on ingress `port`. Throws std::invalid_argument on a bad packet.
+  void inject(unsigned port, Packet p);
+  /// CBFC credit update from the downstream of egress `port` (cumulative limit).
+  void credit_in(unsigned port, unsigned cls, uint32_t limit, Ps t);
+  /// PFC frame from the downstream of egress `port` (quanta 0 = resume).
+  void pause_in(unsigned port, unsigned cls, uint32_t quanta, Ps t);
+
+  // ---- clock
+  /// Processes the core-clock edge at now(), then advances now() by one period.
+  void tick();
+  void run_until(Ps t) { while (now_ <= t) tick(); }
+  Ps now() const { return now_; }
+  uint64_t cycle() const { return cycle_; }
+
+  // ---- outputs of the last tick (cleared at the start of every tick)
+  const std::vector<Packet>& departures() const { return departures_; }  ///< head left the egress pin
+  const std::vector<FcMsg>& fc_out() const { return fc_out_; }
+  const std::vector<std::pair<Packet, DropReason>>& drops() const { return drops_; }
+
+  // ---- telemetry
+  const PortClassStats& stats(unsigned port, unsigned cls) const { return st_[port * C_ + cls]; }
+  Summary summary() const;
+  std::string report() const;  ///< human-readable table
+  void reset_stats();          ///< start a new measurement window at now()
+  uint64_t lossless_drops() const;
+  uint64_t shared_used_cells() const { return shared_used_; }
+  uint64_t shared_size_cells() const { return shared_size_; }
+  uint64_t queued_packets() const;  ///< admitted, not yet scheduled (all ports)
+  uint64_t in_flight() const;       ///< in ingress pipeline, buffered, or not yet out
+  uint32_t egress_avail_credits(unsigned port, unsigned cls) const { return tx_avail_[port * C_ + cls]; }
+  bool upstream_xoff(unsigned port, unsigned cls) const;
+  const Params& params() const { return p_; }
+
+ private:
+  struct Slot;
+  struct Ing;
+  struct Egr;
+  Params p_;
+  unsigned R_, C_, W_;
+  Ps P_, d_ready_, d_admit_, d_sched_, d_out_, d_fc_out_, d_fc_in_, latency_;
+  Ps now_ = 0;
+  uint64_t cycle_ = 0;
+  Ps stats_start_ = 0;
+  uint64_t shared_size_ = 0, shared_used_ = 0;
+  core::Rng ecn_rng_;
+  cbfc::Params cp_;
+  std::vector<int16_t> route_;
+  std::vector<Slot> pool_;
+  std::vector<int32_t> free_slots_;
+  std::vector<std::array<int32_t, 2>> voq_;  // head, tail per ((e*C+c)*R+i)
+  std::vector<uint64_t> nonempty_;           // ((e*C+c)*W + w)
+  std::vector<Ing> ing_;
+  std::vector<Egr> egr_;
+  std::vector<PortClassStats> st_;
+  std::vector<uint32_t> tx_avail_;            // cached TxModel avail (e*C+c)
+  std::vector<std::vector<unsigned>> levels_; // classes by priority level, highest first
+  std::vector<unsigned> rx_active_;           // ingress ports whose RxModel must tick
+  std::vector<uint32_t> xoff_list_;           // (i*C+c) in XOFF
+  std::vector<Packet> departures_;
+  std::vector<FcMsg> fc_out_;
+  std::vector<std::pair<Packet, DropReason>> drops_;
+  uint64_t fc_in_pending_ = 0;
+
+  void admit(unsigned i, Packet& pk);
+  void drop(Packet& pk, DropReason r);
+  void schedule(unsigned e);
+  int pick_input(unsigned e, unsigned c) const;
+  void release(unsigned e);
+  void pfc_check(unsigned i, unsigned c);
+  void pfc_emit(unsigned i, unsigned c, uint32_t quanta);
+  uint64_t xoff_dyn() const;
+  void tick_cbfc();
+  void sample();
+};
+
+}  // namespace sw
