@@ -4,6 +4,8 @@
 #include "common/testbench.hpp"
 #include "llr/llr_tb.hpp"
 #include "rob/rob_tb.hpp"
+#include "switch/switch_tb.hpp"
+#include "ordering/ordering_tb.hpp"
 
 namespace tb {
 
@@ -13,6 +15,8 @@ const std::vector<Testbench>& testbenches() {
       cbfc_tb::block_testbench(),
       llr_tb::link_testbench(),
       rob_tb::stream_testbench(),
+      switch_tb::incast_testbench(),
+      ordering_tb::testbench(),
   };
   return all;
 }

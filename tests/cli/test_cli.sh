@@ -44,6 +44,11 @@ expect_usage "cycles and time" "excludes" -- run cbfc_link --cycles 10 --time 1u
 expect_usage "unknown option" "unexpected argument .--frob. for .cosim run.*allowed options: --seed, --cycles, --time" -- run cbfc_link --frob
 expect_usage "inconsistent settings" "'buffer_bytes'=1024 is smaller than one len_max=2048 frame" -- run cbfc_link --set buffer_bytes=1024
 expect_usage "mutant needs c4" "'mutant' needs rtl_config=c4" -- run cbfc_block --set rtl_config=c3 --set mutant=true
+expect_usage "switch fan_in too big for radix" "'fan_in'=40 needs fan_in\+2=42 ports.*radix=32.*allowed: 2\.\.30" -- \
+  run switch_incast --set radix=32 --set fan_in=40
+expect_usage "switch bad fc" "'fc'.*'xon' is not a choice.*allowed: cbfc\|pfc" -- run switch_incast --set fc=xon
+expect_usage "switch victim class" "'victim_class'=3 is not a class of classes=2 .allowed: 0\.\.1" -- \
+  run switch_incast --set victim_class=3
 expect_usage "unknown bench" "unknown benchmark 'warp'.*allowed: cbfc" -- bench warp
 expect_usage "missing testbench" "testbench is required|required" -- run
 
