@@ -3,6 +3,7 @@
 //   cosim run TESTBENCH [--seed N] [--cycles N | --time T] [--set key=value]... [--waves [FILE]] [--json FILE]
 //   cosim bench NAME [--seed N] [--cycles N] [--set key=value]... [--json FILE]
 //   cosim pdu encode|decode ...   (SUE frames: tb/cosim/pdu_cmd.hpp)
+//   cosim budget [--cable C] [--length M] [--fec F] ...   (latency budget: tb/budget/budget.hpp)
 // Bad input: one line on stderr naming what is wrong and the allowed values, exit 2.
 // A failed run (mismatch, loss, assertion): exit 1.
 #include <systemc.h>
@@ -25,6 +26,7 @@
 #include "common/table.hpp"
 #include "common/testbench.hpp"
 #include "cosim/pdu_cmd.hpp"
+#include "budget/budget.hpp"
 
 namespace {
 
@@ -224,12 +226,13 @@ int sc_main(int argc, char* argv[]) {
   bench->add_option("--json", bjson, "write the figures as JSON to this file");
 
   cosim::PduCommand pdu(app);  // cosim pdu encode|decode
+  tb::budget::Command budget(app);  // cosim budget
 
   // Unknown command: name it and the allowed ones.
   if (argc >= 2 && argv[1][0] != '-') {
     std::string c = argv[1];
-    if (c != "list" && c != "run" && c != "bench" && c != "pdu") {
-      std::cerr << fmt::format("cosim: unknown command '{}' (allowed: list, run, bench, pdu; cosim --help)\n", c);
+    if (c != "list" && c != "run" && c != "bench" && c != "pdu" && c != "budget") {
+      std::cerr << fmt::format("cosim: unknown command '{}' (allowed: list, run, bench, pdu, budget; cosim --help)\n", c);
       return kUsage;
     }
   }
@@ -268,6 +271,7 @@ int sc_main(int argc, char* argv[]) {
       return cmd_run(run_tb, seed_s, cycles_s, time_s, sets, ow->count() > 0, waves_file, json, wfrom, argc, argv);
     if (bench->parsed()) return cmd_bench(bench_name, bseed, bcycles, bsets, bjson);
     if (pdu.parsed()) return pdu.run();
+    if (budget.parsed()) return budget.run();
   } catch (const core::UsageError& e) {
     std::cerr << "cosim: " << e.what() << "\n";
     return kUsage;

@@ -24,7 +24,7 @@ class CbfcLockstepSweep : public testing::TestWithParam<std::tuple<std::string, 
 
 TEST_P(CbfcLockstepSweep, NoMismatch) {
   auto [variant, seed] = GetParam();
-  auto r = run("cbfc_block", 1000 + seed, 2'000'000, {"rtl_config=" + variant});
+  auto r = run("cbfc_block", 1000 + seed, 5'000'000, {"rtl_config=" + variant});
   EXPECT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures.front());
 }
 

@@ -28,7 +28,7 @@ expect_usage() {
   ok
 }
 
-expect_usage "unknown command" "unknown command 'frobnicate'.*list, run, bench" -- frobnicate
+expect_usage "unknown command" "unknown command 'frobnicate'.*list, run, bench.*budget" -- frobnicate
 expect_usage "unknown testbench" "unknown testbench 'nope'.*cbfc_link.*cbfc_block" -- run nope
 expect_usage "unknown setting" "unknown setting 'bogus'.*allowed:.*rtl_config" -- run cbfc_link --set bogus=1
 expect_usage "bad int" "'buffer_bytes'.*'lots' is not an integer.*allowed: 64\.\." -- run cbfc_link --set buffer_bytes=lots
@@ -143,6 +143,36 @@ hex=$("$COSIM" pdu encode --profile sue_lite --encap afh2_6 --field dst_xpu=0x01
 "$COSIM" pdu decode --profile sue_lite "$hex" | grep -qxF "dst_xpu = 258 (0x0102)" && ok || bad "pdu decode afh2_6"
 # a damaged frame names what is wrong, one line, exit 2
 expect_usage "pdu decode bad fcs" "pdu decode: bad_fcs: FCS 0x[0-9a-f]{8} on the wire" -- pdu decode "${hex%??}00"
+
+# cosim budget: latency against the SUE spec's budget (docs/budget.md). Bad input: one line, exit 2.
+expect_usage "budget bad cable" "--cable 'copper' is not a cable .allowed: smf\|hcf\|twinax" -- budget --cable copper
+expect_usage "budget length above 10 m" "--length 12 is out of range .allowed: 0\.\.10 m" -- budget --length 12
+expect_usage "budget bad fec" "--fec 'rs528' is not a FEC mode .allowed: rs544\|rs544_ni\|rs272\|rs272_ni" -- budget --fec rs528
+expect_usage "budget bad port rate" "--port-gbps 300 is not a port rate .allowed: 800\|400\|200\|100" -- budget --port-gbps 300
+expect_usage "budget bad load" "--load 2 is out of range .allowed: 0\.\.1" -- budget --load 2
+expect_usage "budget bad pattern" "--pattern 'mesh' is not a pattern .allowed: uniform\|incast" -- budget --pattern mesh
+expect_usage "budget unknown parameter" "--set: unknown parameter 'bogus' .allowed: sue_clock_mhz" -- budget --set bogus=1
+expect_usage "budget unknown option" "unexpected argument '--frob' for 'cosim budget'.*--cable, --length, --fec" -- budget --frob
+# a good run: every component PASS, exit 0, JSON and Markdown report
+"$COSIM" budget --json budget.json --report budget.md >budget.txt 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok || bad "budget exit $rc"
+for re in '^ SUE TX \(sender NIC\) +65\.76 +100\.00 +PASS +parameter, not measured' \
+  '^ link NIC -> switch +9\.20 +9\.20 +PASS +measured' '^ switch \(port to port\) +250\.00 +250\.00 +PASS +measured' \
+  '^ SUE RX \(receiver NIC\) +90\.00 +100\.00 +PASS' '^ total one way +424\.16 +468\.40 +PASS' \
+  '^ round trip +846\.40 +2000\.00 +PASS' '^ 10 m smf +49\.60 +549\.20 +549\.20 +yes' '^ 5 m twinax +23\.00 +496\.00 +unreadable' \
+  '^RESULT: PASS'; do
+  grep -Eq -- "$re" budget.txt && ok || bad "budget: no line /$re/"
+done
+python3 -c "import json; j=json.load(open('budget.json')); assert j['pass'] and j['request']['components'][2]['ns']==250 and len(j['appendix_a'])==6" \
+  && ok || bad "budget json content"
+grep -q "^# Latency budget" budget.md && ok || bad "budget report"
+# over budget (10 m smf, a slower switch PHY): FAIL on the switch line, exit 1
+"$COSIM" budget --cable smf --length 10 --set switch.tx_phy_ns=90 >budget_fail.txt 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok || bad "budget over budget exit $rc, want 1"
+grep -Eq '^ switch \(port to port\) +270\.00 +250\.00 +FAIL' budget_fail.txt && grep -q "^RESULT: FAIL" budget_fail.txt \
+  && ok || bad "budget over budget: no FAIL line"
 
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

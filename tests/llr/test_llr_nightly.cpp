@@ -35,7 +35,7 @@ class LlrSweep : public testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(LlrSweep, ExactlyOnceInOrder) {
   auto [mix, seed] = GetParam();
-  auto r = run(3000 + seed * 17 + mix, 400000, kMixes[mix]);
+  auto r = run(3000 + seed * 17 + mix, 2000000, kMixes[mix]);
   EXPECT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures.front());
   for (const char* d : {"a_to_b", "b_to_a"}) {
     EXPECT_EQ(r.json["scoreboard"][d]["lost"].get<uint64_t>(), 0u);

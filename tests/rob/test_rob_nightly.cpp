@@ -23,7 +23,7 @@ TEST_P(RobSweep, ExactlyOnceInOrder) {
   tb::RunConfig cfg;
   cfg.testbench = "rob_stream";
   cfg.seed = 5000 + seed * 31 + mix;
-  cfg.cycles = 1000000;
+  cfg.cycles = 3000000;
   cfg.settings = tb::default_settings(*t);
   for (auto& s : kMixes[mix]) cfg.settings.assign(s);
   auto r = tb::run_testbench(cfg);
