@@ -280,18 +280,6 @@ void add_mismatch(RunResult& r, const Mismatch& m, const RunConfig& cfg) {
   r.json["mismatch"] = mismatch_json(m);
 }
 
-std::string reproduce_line(const RunConfig& cfg) {
-  std::string sets;
-  for (auto& sp : cfg.settings.schema().specs())
-    if (!cfg.settings.is_default(sp.key)) sets += fmt::format(" --set {}={}", sp.key, cfg.settings.to_json()[sp.key].dump());
-  // strings come out quoted from dump(); strip the quotes
-  std::string out;
-  for (char ch : sets)
-    if (ch != '"') out += ch;
-  return fmt::format("cosim run {} --seed {}{}{} --waves", cfg.testbench, cfg.seed,
-                     cfg.cycles ? fmt::format(" --cycles {}", cfg.cycles) : "", out);
-}
-
 RunResult run_link(const RunConfig& cfg) {
   const core::Settings& s = cfg.settings;
   EnvConfig e = env_from_settings(s, cfg.seed, false);
@@ -496,23 +484,12 @@ BenchResult bench(const RunConfig& cfg) {
     sc_rate = static_cast<double>(b.sys->cycles()) / secs(t0, clk::now());
     sc_delivered = b.sys->scoreboard().counts().matched;
   }
-  const double overhead = plain_rate / sc_rate;
-  Table t(fmt::format("cosim bench cbfc: cbfc_link system (traffic source, cbfc_tx, link, cbfc_rx, drain, scoreboard), "
-                      "rtl_config={}, seed {}, {} cycles per mode",
-                      s.s("rtl_config"), cfg.seed, n));
-  t.header({"mode", "cycles/s", "ns/cycle"});
-  t.row({"verilated RTL, plain C++ loop", fmt::format("{:.0f}", plain_rate), fmt::format("{:.1f}", 1e9 / plain_rate)});
-  t.row({"verilated RTL, SystemC testbench", fmt::format("{:.0f}", sc_rate), fmt::format("{:.1f}", 1e9 / sc_rate)});
-  t.row({"C++ models, plain C++ loop", fmt::format("{:.0f}", model_rate), fmt::format("{:.1f}", 1e9 / model_rate)});
-  BenchResult r;
-  r.text = t.str();
-  r.text += fmt::format("same results in both RTL modes: {} ({} frames delivered)\n",
-                        plain_delivered == sc_delivered ? "yes" : "NO", sc_delivered);
-  r.text += fmt::format("peak memory {:.1f} MiB\n", peak_rss_mib());
-  r.text += fmt::format("systemc_overhead {:.2f}\n", overhead);
-  r.json = {{"bench", "cbfc"}, {"cycles", n}, {"seed", cfg.seed}, {"rtl_plain_cycles_per_s", plain_rate},
-            {"rtl_systemc_cycles_per_s", sc_rate}, {"model_plain_cycles_per_s", model_rate},
-            {"systemc_overhead", overhead}, {"peak_rss_mib", peak_rss_mib()}, {"identical_results", plain_delivered == sc_delivered}};
+  RtlBenchFigures f;
+  f.title = fmt::format("cosim bench cbfc: cbfc_link system (traffic source, cbfc_tx, link, cbfc_rx, drain, scoreboard), "
+                        "rtl_config={}", s.s("rtl_config"));
+  f.plain_rate = plain_rate, f.sc_rate = sc_rate, f.model_rate = model_rate;
+  f.plain_result = plain_delivered, f.sc_result = sc_delivered, f.result_what = "frames delivered";
+  BenchResult r = rtl_bench_report("cbfc", cfg, n, f);
   return r;
 }
 

@@ -74,6 +74,21 @@ core::Settings default_settings(const Testbench& tb);
 
 /// First line of every summary: testbench, seed, settings.
 std::string headline(const RunConfig& cfg);
+/// The command that reproduces `cfg`: "cosim run <tb> --seed N [--cycles N] [--set k=v]..."
+/// (only the settings away from their defaults), plus " --waves" when `waves`.
+std::string reproduce_line(const RunConfig& cfg, bool waves = true);
+
+/// Figures of `cosim bench` for a system with verilated RTL: the same run in a
+/// plain C++ loop and under the SystemC testbench, and with the C++ models.
+struct RtlBenchFigures {
+  std::string title;
+  double plain_rate = 0, sc_rate = 0, model_rate = 0;  ///< cycles per wall-second
+  uint64_t plain_result = 0, sc_result = 0;            ///< a count that must agree (frames delivered)
+  std::string result_what;                              ///< "frames delivered"
+};
+/// The table, "same results", peak memory and, last, "systemc_overhead X.XX"; JSON alike.
+BenchResult rtl_bench_report(const std::string& name, const RunConfig& cfg, uint64_t cycles, const RtlBenchFigures& f);
+
 /// Runs `cfg` and writes the JSON file if asked; the shared path of cosim and the tests.
 RunResult run_testbench(const RunConfig& cfg);
 

@@ -247,18 +247,6 @@ std::string fault_line(const System::Side& s) {
                      st.ctl_delayed, st.lost_link_down);
 }
 
-std::string reproduce_line(const RunConfig& cfg) {
-  std::string out = fmt::format("cosim run {} --seed {}", cfg.testbench, cfg.seed);
-  if (cfg.cycles) out += fmt::format(" --cycles {}", cfg.cycles);
-  auto j = cfg.settings.to_json();
-  for (auto& sp : cfg.settings.schema().specs()) {
-    if (cfg.settings.is_default(sp.key)) continue;
-    std::string v = j[sp.key].is_string() ? j[sp.key].get<std::string>() : j[sp.key].dump();
-    out += fmt::format(" --set {}={}", sp.key, v);
-  }
-  return out + " --waves";
-}
-
 }  // namespace
 
 std::vector<FerPoint> fer_sweep(const EnvConfig& base, const std::vector<double>& fers, uint64_t cycles) {
@@ -498,21 +486,12 @@ BenchResult bench(const RunConfig& cfg) {
     sc_rate = static_cast<double>(b.sys->cycles()) / secs(t0, clk::now());
     sc_ok = b.sys->b().out.cnt[llr::rx_ok];
   }
-  const double overhead = plain_rate / sc_rate;
-  Table t(fmt::format("cosim bench llr: llr_link system (two partners, clients, link both ways, scoreboards), "
-                      "seq_bits={}, seed {}, {} cycles per mode", s.s("seq_bits"), cfg.seed, n));
-  t.header({"mode", "cycles/s", "ns/cycle"});
-  t.row({"verilated RTL, plain C++ loop", fmt::format("{:.0f}", plain_rate), fmt::format("{:.1f}", 1e9 / plain_rate)});
-  t.row({"verilated RTL, SystemC testbench", fmt::format("{:.0f}", sc_rate), fmt::format("{:.1f}", 1e9 / sc_rate)});
-  t.row({"C++ models, plain C++ loop", fmt::format("{:.0f}", model_rate), fmt::format("{:.1f}", 1e9 / model_rate)});
-  BenchResult r;
-  r.text = t.str();
-  r.text += fmt::format("same results in both RTL modes: {} ({} frames delivered at B)\n", plain_ok == sc_ok ? "yes" : "NO", sc_ok);
-  r.text += fmt::format("peak memory {:.1f} MiB\n", peak_rss_mib());
-  r.text += fmt::format("systemc_overhead {:.2f}\n", overhead);
-  r.json = {{"bench", "llr"}, {"cycles", n}, {"seed", cfg.seed}, {"rtl_plain_cycles_per_s", plain_rate},
-            {"rtl_systemc_cycles_per_s", sc_rate}, {"model_plain_cycles_per_s", model_rate},
-            {"systemc_overhead", overhead}, {"peak_rss_mib", peak_rss_mib()}, {"identical_results", plain_ok == sc_ok}};
+  RtlBenchFigures f;
+  f.title = fmt::format("cosim bench llr: llr_link system (two partners, clients, link both ways, scoreboards), seq_bits={}",
+                        s.s("seq_bits"));
+  f.plain_rate = plain_rate, f.sc_rate = sc_rate, f.model_rate = model_rate;
+  f.plain_result = plain_ok, f.sc_result = sc_ok, f.result_what = "frames delivered at B";
+  BenchResult r = rtl_bench_report("llr", cfg, n, f);
   return r;
 }
 

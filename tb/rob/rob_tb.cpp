@@ -233,15 +233,7 @@ RunResult run(const RunConfig& cfg) {
   }
   if (c.expected == 0) r.failures.push_back("no REQ was sent");
   r.pass = r.failures.empty();
-  if (!r.pass) {
-    std::string rep = fmt::format("cosim run {} --seed {}", cfg.testbench, cfg.seed);
-    if (cfg.cycles) rep += fmt::format(" --cycles {}", cfg.cycles);
-    auto js = s.to_json();
-    for (auto& sp : s.schema().specs())
-      if (!s.is_default(sp.key))
-        rep += fmt::format(" --set {}={}", sp.key, js[sp.key].is_string() ? js[sp.key].get<std::string>() : js[sp.key].dump());
-    out += "\n  reproduce: " + rep + " --waves\n";
-  }
+  if (!r.pass) out += "\n  reproduce: " + reproduce_line(cfg) + "\n";
   r.summary = out;
   return r;
 }

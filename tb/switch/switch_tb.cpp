@@ -318,17 +318,6 @@ nlohmann::json mode_json(const ModeResult& m) {
 std::string us(double ns) { return fmt::format("{:.2f} us", ns / 1000.0); }
 std::string kib(double b) { return fmt::format("{:.1f} KiB", b / 1024.0); }
 
-std::string reproduce_line(const RunConfig& cfg) {
-  std::string out = fmt::format("cosim run {} --seed {}", cfg.testbench, cfg.seed);
-  if (cfg.cycles) out += fmt::format(" --cycles {}", cfg.cycles);
-  const auto js = cfg.settings.to_json();
-  for (auto& sp : cfg.settings.schema().specs())
-    if (!cfg.settings.is_default(sp.key))
-      out += fmt::format(" --set {}={}", sp.key,
-                         js[sp.key].is_string() ? js[sp.key].get<std::string>() : js[sp.key].dump());
-  return out;
-}
-
 std::string scenario_line(const Scenario& sc) {
   const sw::Params& p = sc.params;
   return fmt::format(
@@ -485,7 +474,7 @@ RunResult run(const RunConfig& cfg) {
     if (m.incast_pkts == 0) r.failures.push_back(fmt::format("{}: no incast packet left port 0 in the window", tag));
   }
   r.pass = r.failures.empty();
-  if (!r.pass) out += "\n  reproduce: " + reproduce_line(cfg) + "\n";
+  if (!r.pass) out += "\n  reproduce: " + reproduce_line(cfg, false) + "\n";
   r.summary = out;
   return r;
 }
