@@ -98,7 +98,8 @@ int cmd_list(const std::string& which) {
   if (which.empty()) {
     tb::Table t("Testbenches (cosim run <testbench>; cosim list <testbench> for its settings)");
     t.header({"testbench", "default cycles", "description"});
-    for (auto& b : tb::testbenches()) t.row({b.name, std::to_string(b.default_cycles), b.description});
+    for (auto& b : tb::testbenches())
+      t.row({b.name, b.default_cycles ? std::to_string(b.default_cycles) : "until done", b.description});
     std::cout << t.str();
     tb::Table bt("Benchmarks (cosim bench <name>)");
     bt.header({"name", "system"});
