@@ -307,8 +307,8 @@ void Switch::admit(unsigned i, Packet& pk) {
   PortClassStats& si = st_[idx];
   ++si.rx_pkts;
   si.rx_bytes += pk.bytes;
-  const int e = route(pk.dst_xpu);
-  if (e < 0) return drop(pk, DropReason::no_route);
+  const int e = route_fn_ ? route_fn_(*this, pk) : route(pk.dst_xpu);
+  if (e < 0 || e >= static_cast<int>(R_)) return drop(pk, DropReason::no_route);
   pk.egress_port = static_cast<int16_t>(e);
   const uint32_t n = p_.cells(pk.bytes);
   const ClassCfg& cc = p_.classes[c];

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -141,6 +142,7 @@ struct Packet {
   int16_t egress_port = -1;  ///< from the forwarding table
   uint8_t cls = 0;
   bool ecn = false;          ///< CE mark
+  uint32_t route_state = 0;  ///< opaque to the switch: state of a route hook (e.g. Dragonfly intermediate group)
   uint32_t ecn_depth = 0;    ///< egress queue bytes seen by the RED decision at dequeue
   // stage timestamps (ps), see docs/switch.md "Latency record"
   Ps t_in = 0;          ///< first byte at ingress pin
@@ -211,6 +213,11 @@ class Switch {
   // ---- configuration
   void set_route(uint32_t xpu, unsigned port);
   int route(uint32_t xpu) const;
+  /// Optional per-packet route hook, called at admission instead of the forwarding
+  /// table: returns the egress port (< 0: dropped as no_route) and may update the
+  /// packet's route_state. It may read this switch's telemetry (queues, credits).
+  using RouteFn = std::function<int(Switch&, Packet&)>;
+  void set_route_fn(RouteFn fn) { route_fn_ = std::move(fn); }
 
   // ---- inputs (times at the switch pins; per port in nondecreasing time, >= now())
   /// A packet arriving on ingress `port`. Throws std::invalid_argument on a bad packet.
@@ -260,6 +267,7 @@ class Switch {
   core::Rng ecn_rng_;
   cbfc::Params cp_;
   std::vector<int16_t> route_;
+  RouteFn route_fn_;
   std::vector<Slot> pool_;
   std::vector<int32_t> free_slots_;
   std::vector<std::array<int32_t, 2>> voq_;  // head, tail per ((e*C+c)*R+i)
