@@ -6,7 +6,7 @@ SEED    ?= 1
 TB      ?= cbfc_link
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps configure build run test nightly lint bench waves sanitize clean help
+.PHONY: all deps configure build run test nightly lint bench waves sanitize coverage clean help
 
 all: build
 
@@ -17,6 +17,7 @@ help:
 	@echo "make lint     verilator --lint-only -Wall on all RTL"
 	@echo "make bench    cosim bench cbfc"
 	@echo "make sanitize ASan+UBSan build of the C++ models and their unit tests"
+	@echo "make coverage RTL line/toggle coverage of the block+system tests ($(BUILD)-cov/coverage)"
 	@echo "make clean    remove $(BUILD)"
 
 deps:
@@ -53,5 +54,8 @@ sanitize: deps
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan -j $(JOBS)
 
+coverage: deps
+	JOBS=$(JOBS) bash scripts/coverage.sh $(BUILD)-cov
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-cov

@@ -3,10 +3,15 @@
 # cosim_verilate(TARGET lib TOP module PREFIX Vname SOURCES f.sv... [ARGS verilator-args...])
 #   Verilates one parameterization of one module into the static library `lib`
 #   (C++ model + FST tracing + assertions compiled in; they can be switched off
-#   at run time through VerilatedContext::assertOn).
+#   at run time through VerilatedContext::assertOn). With COSIM_COVERAGE=ON also
+#   Verilator coverage (--coverage: line + toggle + user), see tb/common/vcontext.cpp.
 function(cosim_verilate)
   cmake_parse_arguments(A "" "TARGET;TOP;PREFIX" "SOURCES;ARGS" ${ARGN})
-  verilate(${A_TARGET} TRACE_FST
+  set(_cov)
+  if(COSIM_COVERAGE)
+    set(_cov COVERAGE)
+  endif()
+  verilate(${A_TARGET} TRACE_FST ${_cov}
     PREFIX ${A_PREFIX}
     TOP_MODULE ${A_TOP}
     SOURCES ${A_SOURCES}
