@@ -13,6 +13,17 @@ namespace {
 // kShared: shared pool (lossy, or lossless without FC); kHeadroom: PFC lossless
 // (shared below XOFF + headroom); kReserved: CBFC credit-backed pool.
 enum Pool : uint8_t { kShared = 0, kHeadroom = 1, kReserved = 2 };
+void set_bit(std::vector<uint64_t>& w, unsigned i) { w[i / 64] |= uint64_t{1} << (i % 64); }
+void clear_bit(std::vector<uint64_t>& w, unsigned i) { w[i / 64] &= ~(uint64_t{1} << (i % 64)); }
+// Calls f(i) for every bit set in w, in increasing i. Each word is read once
+// before its bits are visited: f may clear bits, it must not set bits of
+// other ports (none of the loops below does).
+template <class F>
+void for_each_bit(const std::vector<uint64_t>& w, F&& f) {
+  for (size_t k = 0; k < w.size(); ++k)
+    for (uint64_t m = w[k]; m; m &= m - 1) f(static_cast<unsigned>(k * 64 + static_cast<unsigned>(__builtin_ctzll(m))));
+}
+constexpr Ps kNever = INT64_MAX;  // due time of an empty deque
 unsigned log2u(unsigned v) {
   unsigned r = 0;
   while ((1u << r) < v) ++r;
@@ -109,6 +120,12 @@ Switch::Switch(const Params& p) : p_(p), ecn_rng_(p.seed, "switch.ecn") {
   egr_.resize(R_);
   st_.resize(static_cast<size_t>(R_) * C_);
   tx_avail_.assign(static_cast<size_t>(R_) * C_, 0);
+  arr_busy_.assign(W_, 0);
+  rd_busy_.assign(W_, 0);
+  eg_busy_.assign(W_, 0);
+  tx_busy_.assign(W_, 0);
+  rd_due_.assign(R_, kNever);
+  cu_due_.assign(R_, kNever);
   pool_.reserve(4096);
 
   // Priority levels, highest first.
@@ -185,11 +202,15 @@ void Switch::inject(unsigned port, Packet p) {
   p.egress_port = -1;
   p.t_ready = p.t_in + d_ready_;
   g.arr.push_back(p);
+  set_bit(arr_busy_, port);
 }
 
 void Switch::credit_in(unsigned port, unsigned cls, uint32_t limit, Ps t) {
   if (port >= R_ || cls >= C_) throw std::invalid_argument("switch: credit_in port/cls out of range");
-  egr_[port].cu.push_back({t + d_fc_in_, static_cast<uint8_t>(cls), limit});
+  auto& cu = egr_[port].cu;
+  if (cu.empty()) cu_due_[port] = t + d_fc_in_;
+  cu.push_back({t + d_fc_in_, static_cast<uint8_t>(cls), limit});
+  set_bit(tx_busy_, port);
 }
 
 void Switch::pause_in(unsigned port, unsigned cls, uint32_t quanta, Ps t) {
@@ -221,17 +242,21 @@ void Switch::tick() {
   }
 
   // 2. Cells whose last flit has been read leave the buffer.
-  for (unsigned e = 0; e < R_; ++e)
-    if (!egr_[e].reading.empty()) release(e);
+  for_each_bit(rd_busy_, [&](unsigned e) {
+    if (rd_due_[e] > T) return;  // nothing to free yet
+    release(e);
+    if (egr_[e].reading.empty()) clear_bit(rd_busy_, e);
+  });
 
   // 3. Ingress pipeline: admission of heads that are through PHY, MAC, parse, lookup.
-  for (unsigned i = 0; i < R_; ++i) {
+  for_each_bit(arr_busy_, [&](unsigned i) {
     auto& arr = ing_[i].arr;
     while (!arr.empty() && arr.front().t_ready <= T) {
       admit(i, arr.front());
       arr.pop_front();
     }
-  }
+    if (arr.empty()) clear_bit(arr_busy_, i);
+  });
 
   // 4. PFC toward upstream: XON and refresh of XOFF.
   if (!xoff_list_.empty()) {
@@ -255,12 +280,12 @@ void Switch::tick() {
   }
 
   // 5. Egress: grant at most one packet per output per cycle, then departures.
-  const bool pfc = p_.fc == FlowControl::pfc;
-  for (unsigned e = 0; e < R_; ++e) {
-    Egr& g = egr_[e];
-    if (pfc)
+  if (p_.fc == FlowControl::pfc)
+    for (unsigned e = 0; e < R_; ++e)
       for (unsigned c = 0; c < C_; ++c)
-        if (g.paused_until[c] > T) st_[e * C_ + c].paused_time += P_;
+        if (egr_[e].paused_until[c] > T) st_[e * C_ + c].paused_time += P_;
+  for_each_bit(eg_busy_, [&](unsigned e) {
+    Egr& g = egr_[e];
     if (g.queued != 0 && T >= g.xbar_free && g.wire_free < T + d_out_ + P_) schedule(e);
     while (!g.leaving.empty() && g.leaving.front().t_head_out <= T) {
       Packet& pk = g.leaving.front();
@@ -271,7 +296,8 @@ void Switch::tick() {
       departures_.push_back(std::move(pk));
       g.leaving.pop_front();
     }
-  }
+    if (g.queued == 0 && g.leaving.empty()) clear_bit(eg_busy_, e);
+  });
 
   // 6. CBFC models (receiver per ingress, sender per egress).
   if (p_.fc == FlowControl::cbfc) tick_cbfc();
@@ -380,6 +406,7 @@ void Switch::admit(unsigned i, Packet& pk) {
   voq_[q][1] = si_idx;
   Egr& eg = egr_[e];
   ++eg.queued;
+  set_bit(eg_busy_, static_cast<unsigned>(e));
   ++eg.qp[c];
   PortClassStats& se = st_[ec];
   se.q_bytes += pk.bytes;
@@ -542,12 +569,15 @@ void Switch::schedule(unsigned e) {
   pk.t_tail_out = head + ser;
   g.wire_free = head + p_.serialization(static_cast<uint64_t>(pk.bytes) + p_.overhead_bytes);
   g.xbar_free = T + static_cast<Ps>(cells) * P_;
+  if (g.reading.empty()) rd_due_[e] = head - d_out_ + ser;
   g.reading.push_back({head - d_out_ + ser, pk.src_port, static_cast<uint8_t>(c), pool, cells});
+  set_bit(rd_busy_, e);
 
   if (p_.fc == FlowControl::cbfc && p_.classes[c].lossless) {
     g.tx_v = true;
     g.tx_c = static_cast<uint8_t>(c);
     g.tx_len = cells * p_.flit_bytes;  // one credit per cell
+    set_bit(tx_busy_, e);
   }
   g.leaving.push_back(std::move(pk));
 }
@@ -585,6 +615,7 @@ void Switch::release(unsigned e) {
         break;
     }
   }
+  rd_due_[e] = g.reading.empty() ? kNever : g.reading.front().t_free;
 }
 
 // ------------------------------------------------------------------ CBFC
@@ -646,10 +677,11 @@ void Switch::tick_cbfc() {
   }
   rx_active_.resize(k);
 
-  for (unsigned e = 0; e < R_; ++e) {
+  // Senders: only those with a transmit or queued credit updates (tx_busy_).
+  for_each_bit(tx_busy_, [&](unsigned e) {
+    const bool cu = cu_due_[e] <= now_;
     Egr& g = egr_[e];
-    const bool cu = !g.cu.empty() && g.cu.front().t <= now_;
-    if (!g.tx_v && !cu) continue;
+    if (!cu && !g.tx_v) return;  // updates not due yet: stays busy
     cbfc::TxIn& in = g.tin;
     in.tx_valid = g.tx_v;
     in.tx_class = g.tx_c;
@@ -659,6 +691,7 @@ void Switch::tick_cbfc() {
       in.cu_class = g.cu.front().c;
       in.cu_limit = g.cu.front().limit;
       g.cu.pop_front();
+      cu_due_[e] = g.cu.empty() ? kNever : g.cu.front().t;
     }
     g.tx_v = false;
     g.tx->tick(in);
@@ -667,7 +700,8 @@ void Switch::tick_cbfc() {
       throw std::logic_error(fmt::format("switch: CBFC sender error on port {} (underflow {:#x} overflow {:#x})", e,
                                          o.err_underflow, o.err_overflow));
     for (unsigned c = 0; c < C_; ++c) tx_avail_[e * C_ + c] = o.avail[c];
-  }
+    if (g.cu.empty()) clear_bit(tx_busy_, e);  // tx_v was consumed above
+  });
 }
 
 // ------------------------------------------------------------------ telemetry

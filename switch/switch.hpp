@@ -283,6 +283,18 @@ class Switch {
   std::vector<FcMsg> fc_out_;
   std::vector<std::pair<Packet, DropReason>> drops_;
   uint64_t fc_in_pending_ = 0;
+  // Per-port work bitsets (bit p of word p / 64), so the per-tick loops visit
+  // only ports with something to do, still in increasing port order (results
+  // are identical to scanning every port). Set where the work is created,
+  // cleared by the loop that finds the port idle.
+  std::vector<uint64_t> arr_busy_;  // ingress: ing_[i].arr non-empty
+  std::vector<uint64_t> rd_busy_;   // egress: egr_[e].reading non-empty
+  std::vector<uint64_t> eg_busy_;   // egress: queued packets or leaving non-empty
+  std::vector<uint64_t> tx_busy_;   // egress: CBFC sender has a transmit or pending credit updates
+  // Due times of the deque heads, kept in flat arrays so the loops test them
+  // without touching the (large, cache-cold) port structs: kNever when empty.
+  std::vector<Ps> rd_due_;          // egr_[e].reading.front().t_free
+  std::vector<Ps> cu_due_;          // egr_[e].cu.front().t
 
   void admit(unsigned i, Packet& pk);
   void drop(Packet& pk, DropReason r);
