@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The command line as a designer uses it (label `system`): listing, runs,
 # reproducibility, JSON, waves, and one-line errors with exit code 2.
-# Usage: test_cli.sh <path-to-cosim> <source-dir>
+# Usage: test_cli.sh <path-to-cosim> <source-dir> <path-to-fst_info>
 set -u
 COSIM=$1
 SRC=$2
+FSTINFO=$3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP"
@@ -93,12 +94,11 @@ grep -Eq "lockstep mismatch at cycle [0-9]+ .* in rx: (pend_o|cu_limit_o)" mut.t
 grep -q "reproduce: cosim run cbfc_block --seed 1 --cycles 50000 --set mutant=true --waves" mut.txt && ok || bad "reproduce line"
 # ... and leaves the wave of the 200 cycles before the mismatch
 grep -q "wave of the mismatch window: waves/cbfc_block-1-mismatch.fst" mut.txt && [ -s waves/cbfc_block-1-mismatch.fst ] && ok || bad "mismatch wave"
-if command -v fst2vcd >/dev/null; then
-  mcyc=$(grep -Eo "lockstep mismatch at cycle [0-9]+" mut.txt | grep -Eo "[0-9]+$")
-  first=$(fst2vcd -f waves/cbfc_block-1-mismatch.fst 2>/dev/null | grep -m1 -E "^#[0-9]+" | tr -d '#')
-  # the window starts about 200 cycles (1 ns each) before the mismatch, not at 0
-  [ -n "$first" ] && [ "$first" -gt $(( (mcyc - 202) * 1000 )) ] && [ "$first" -le $(( mcyc * 1000 )) ] && ok || bad "window start $first for mismatch cycle $mcyc"
-fi
+mcyc=$(grep -Eo "lockstep mismatch at cycle [0-9]+" mut.txt | grep -Eo "[0-9]+$")
+first=$("$FSTINFO" waves/cbfc_block-1-mismatch.fst | awk '/^start/{print $2}')
+# the window starts about 200 cycles (1 ns each) before the mismatch, not at 0
+[ -n "$first" ] && [ -n "$mcyc" ] && [ "$first" -gt $(( (mcyc - 202) * 1000 )) ] && [ "$first" -le $(( mcyc * 1000 )) ] && ok || bad "window start $first for mismatch cycle $mcyc"
+"$FSTINFO" waves/cbfc_block-1-mismatch.fst | grep -qx "timescale -12" && ok || bad "mismatch wave timescale"
 expect_usage "waves-from without waves" "--waves-from needs --waves" -- run cbfc_link --waves-from 10us
 
 # bench prints the overhead as its last line
