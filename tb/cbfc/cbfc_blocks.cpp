@@ -130,18 +130,9 @@ const std::vector<RtlVariant>& rtl_variants() {
   return v;
 }
 
-const RtlVariant* find_variant(const std::string& name) {
-  for (auto& v : rtl_variants())
-    if (v.name == name) return &v;
-  return nullptr;
-}
+const RtlVariant* find_variant(const std::string& name) { return find_by_name(rtl_variants(), name); }
 
-std::vector<std::string> variant_names(bool include_mutants) {
-  std::vector<std::string> out;
-  for (auto& v : rtl_variants())
-    if (include_mutants || !v.mutant) out.push_back(v.name);
-  return out;
-}
+std::vector<std::string> variant_names(bool include_mutants) { return names_of(rtl_variants(), include_mutants); }
 
 std::unique_ptr<TxBlock> make_tx_rtl(const RtlVariant& v, VerilatedContext* ctx, const std::string& name,
                                      Waves* waves) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "common/testbench.hpp"
 
@@ -79,6 +80,21 @@ class Lockstep : public Block<In, Out> {
   core::Ps time_ = 0;
   std::optional<Mismatch> mismatch_;
 };
+
+/// Compiled RTL parameterizations (rtl/<b>/CMakeLists.txt): lookups by name.
+template <class V>
+const V* find_by_name(const std::vector<V>& all, const std::string& name) {
+  for (auto& v : all)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+template <class V>
+std::vector<std::string> names_of(const std::vector<V>& all, bool include_mutants) {
+  std::vector<std::string> out;
+  for (auto& v : all)
+    if (include_mutants || !v.mutant) out.push_back(v.name);
+  return out;
+}
 
 /// Collects the first differing output, named as the RTL port.
 struct Differ {

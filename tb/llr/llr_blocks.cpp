@@ -129,11 +129,7 @@ const std::vector<RtlVariant>& rtl_variants() {
   return v;
 }
 
-const RtlVariant* find_variant(const std::string& name) {
-  for (auto& v : rtl_variants())
-    if (v.name == name) return &v;
-  return nullptr;
-}
+const RtlVariant* find_variant(const std::string& name) { return find_by_name(rtl_variants(), name); }
 
 std::unique_ptr<LlrBlock> make_rtl(const RtlVariant& v, VerilatedContext* ctx, const std::string& name, Waves* waves) {
 #define COSIM_LLR_VARIANT(vname, sb, bl, tw, V, mut) \
