@@ -46,6 +46,8 @@ std::string Params::validate() const {
   if (credit_unit_log2 > 12) return range_error("credit_unit_log2", credit_unit_log2, 0, 12);
   if (timer_width < 1 || timer_width > 31)
     return range_error("timer_width", timer_width, 1, 31);
+  if (refresh_width < 1 || refresh_width > 31)
+    return range_error("refresh_width", refresh_width, 1, 31);
   return "";
 }
 
@@ -158,6 +160,7 @@ void RxModel::tick(const RxIn& in) {
   const uint32_t lmask = width_mask(p_.len_width);
   const uint32_t kmask = width_mask(p_.class_width());
   const uint32_t tmask = width_mask(p_.timer_width);
+  const uint32_t fmask = width_mask(p_.refresh_width);
   const unsigned n = p_.num_classes;
 
   if (!in.rst_n) {
@@ -168,10 +171,12 @@ void RxModel::tick(const RxIn& in) {
       occ_[c] = 0;
       pend_[c] = 0;
       tmr_[c] = 0;
+      rfr_[c] = 0;
     }
     const uint32_t thr = in.cfg.threshold & cmask;
     thr_ = (thr == 0) ? 1u : thr;
     tmr_max_ = in.cfg.timer & tmask;
+    rfr_max_ = in.cfg.refresh & fmask;
     rr_ = 0;
     cu_valid_ = false;
     cu_class_ = 0;
@@ -182,7 +187,7 @@ void RxModel::tick(const RxIn& in) {
     return;
   }
 
-  std::array<uint32_t, kMaxClasses> occ_d = occ_, limit_d = limit_, tmr_d = tmr_;
+  std::array<uint32_t, kMaxClasses> occ_d = occ_, limit_d = limit_, tmr_d = tmr_, rfr_d = rfr_;
   std::array<uint32_t, kMaxClasses> freed{};  // credits freed this cycle, per class
   uint32_t rr_d = rr_;
   bool cu_valid_d = false;
@@ -221,12 +226,13 @@ void RxModel::tick(const RxIn& in) {
     }
   }
 
-  // 3. Request (pre-edge pend_q and tmr_q).
+  // 3. Request (pre-edge pend_q, tmr_q and rfr_q).
   uint32_t req = 0;
   for (unsigned c = 0; c < n; ++c) {
     const bool thr_hit = pend_[c] >= thr_;
     const bool tmr_hit = tmr_max_ != 0 && pend_[c] != 0 && tmr_[c] >= tmr_max_;
-    if (thr_hit || tmr_hit) req |= 1u << c;
+    const bool rfr_hit = rfr_max_ != 0 && rfr_[c] >= rfr_max_;  // refresh
+    if (thr_hit || tmr_hit || rfr_hit) req |= 1u << c;
   }
 
   // 4. Grant: first requester in order rr_q, rr_q+1, ..., n-1, 0, ..., rr_q-1.
@@ -262,10 +268,21 @@ void RxModel::tick(const RxIn& in) {
     }
   }
 
+  // 6. Refresh counter: cycles since the class's last update, saturating at
+  // 2^RefreshWidth - 1; restarts at every grant of the class, whatever its cause.
+  for (unsigned c = 0; c < n; ++c) {
+    if (static_cast<int>(c) == granted) {
+      rfr_d[c] = 0;
+    } else {
+      rfr_d[c] = (rfr_[c] >= fmask) ? fmask : rfr_[c] + 1u;
+    }
+  }
+
   occ_ = occ_d;
   limit_ = limit_d;
   pend_ = pend_d;
   tmr_ = tmr_d;
+  rfr_ = rfr_d;
   rr_ = rr_d;
   cu_valid_ = cu_valid_d;
   cu_class_ = cu_class_d;

@@ -18,6 +18,7 @@ struct Params {
   unsigned len_width = 14;         // 1..16
   unsigned credit_unit_log2 = 6;   // 0..12
   unsigned timer_width = 16;       // 1..31 (rx only)
+  unsigned refresh_width = 16;     // 1..31 (rx only): width of cfg_refresh_i and the refresh counters
 
   /// Empty when valid, otherwise one line naming the bad parameter and its range.
   std::string validate() const;
@@ -77,10 +78,19 @@ class TxModel {
 };
 
 // ---------------------------------------------------------------- receiver
+/// The refresh period the testbenches use by default (cycles): about six
+/// credit round trips of the default 800 Gb/s, 2 m link at 1 GHz (164 ns).
+constexpr uint32_t kRecommendedRefresh = 1024;
+
 struct RxCfg {
   std::array<uint32_t, kMaxClasses> buf_credits{};  // cfg_buf_credits_i
   uint32_t threshold = 1;                            // cfg_threshold_i
   uint32_t timer = 0;                                // cfg_timer_i (cycles, 0 = off)
+  /// cfg_refresh_i: cycles without an update of a class before its limit is
+  /// sent again (0 = off). Off here so that a default RxCfg behaves as before
+  /// the refresh existed; docs/cbfc.md recommends a few credit round trips,
+  /// kRecommendedRefresh at 1 GHz.
+  uint32_t refresh = 0;
 };
 
 struct RxIn {
@@ -116,8 +126,8 @@ class RxModel {
 
  private:
   Params p_;
-  std::array<uint32_t, kMaxClasses> buf_{}, occ_{}, limit_{}, pend_{}, tmr_{};
-  uint32_t thr_ = 1, tmr_max_ = 0, rr_ = 0;
+  std::array<uint32_t, kMaxClasses> buf_{}, occ_{}, limit_{}, pend_{}, tmr_{}, rfr_{};
+  uint32_t thr_ = 1, tmr_max_ = 0, rfr_max_ = 0, rr_ = 0;
   bool cu_valid_ = false;
   uint32_t cu_class_ = 0, cu_limit_ = 0;
   uint32_t err_overflow_ = 0, err_underflow_ = 0;

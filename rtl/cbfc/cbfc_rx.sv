@@ -3,8 +3,11 @@
 // Tracks per-class buffer occupancy in credits, accumulates credits freed as
 // frames leave the buffer, and returns them to the sender as cumulative credit
 // limits (limit = buffer + all credits ever freed, mod 2^CntWidth). A class
-// requests an update when its pending credits reach the threshold or when its
-// timer expires; one update per cycle is granted in round-robin order.
+// requests an update when its pending credits reach the threshold, when its
+// timer expires, or when no update of the class has been sent for
+// cfg_refresh_i cycles (the refresh: it resends the current limit, so that a
+// lost last update cannot stall the class forever); one update per cycle is
+// granted in round-robin order.
 // Overflow, underflow and bad class indices set sticky error outputs.
 //
 // Cycle-level contract: docs/cbfc.md (section "cbfc_rx -- receiver"). The C++
@@ -21,6 +24,7 @@ module cbfc_rx #(
   parameter int unsigned LenWidth       = 14,
   parameter int unsigned CreditUnitLog2 = 6,
   parameter int unsigned TimerWidth     = 16,
+  parameter int unsigned RefreshWidth   = 16,
   localparam int unsigned ClassWidth    = (NumClasses > 1) ? $clog2(NumClasses) : 1
 ) (
   input  logic                           clk_i,
@@ -29,6 +33,7 @@ module cbfc_rx #(
   input  logic [NumClasses*CntWidth-1:0] cfg_buf_credits_i,
   input  logic [CntWidth-1:0]            cfg_threshold_i,
   input  logic [TimerWidth-1:0]          cfg_timer_i,
+  input  logic [RefreshWidth-1:0]        cfg_refresh_i,
   // frame written into the buffer
   input  logic                           rx_valid_i,
   input  logic [ClassWidth-1:0]          rx_class_i,
@@ -72,6 +77,9 @@ module cbfc_rx #(
   logic [CntWidth-1:0]   pend_d  [NumClasses];
   logic [TimerWidth-1:0] tmr_q   [NumClasses];
   logic [TimerWidth-1:0] tmr_d   [NumClasses];
+  logic [RefreshWidth-1:0] rfr_max_q;
+  logic [RefreshWidth-1:0] rfr_q [NumClasses];  // cycles since the class's last update
+  logic [RefreshWidth-1:0] rfr_d [NumClasses];
   logic [ClassWidth-1:0] rr_q, rr_d;
   logic                  cu_valid_q, cu_valid_d;
   logic [ClassWidth-1:0] cu_class_q, cu_class_d;
@@ -128,7 +136,8 @@ module cbfc_rx #(
       end
       occ_d[c] = occ_q[c] + arrived[c] - freed[c];
       req[c]   = (pend_q[c] >= thr_q) ||
-                 ((tmr_max_q != '0) && (pend_q[c] != '0) && (tmr_q[c] >= tmr_max_q));
+                 ((tmr_max_q != '0) && (pend_q[c] != '0) && (tmr_q[c] >= tmr_max_q)) ||
+                 ((rfr_max_q != '0) && (rfr_q[c] >= rfr_max_q));
     end
     err_overflow_d  = err_overflow_q  | overflow_set;
     err_underflow_d = err_underflow_q | underflow_set;
@@ -156,7 +165,7 @@ module cbfc_rx #(
     end
   end
 
-  // 4./5. grant effects, pending credits and timers
+  // 4./5./6. grant effects, pending credits, timers and refresh counters
   always_comb begin
     limit_d    = limit_q;
     cu_valid_d = gnt_valid;
@@ -188,6 +197,13 @@ module cbfc_rx #(
       end else begin
         tmr_d[c] = tmr_q[c] + 1'b1;
       end
+      if (gnt[c]) begin
+        rfr_d[c] = '0;
+      end else if (rfr_q[c] == '1) begin
+        rfr_d[c] = rfr_q[c];  // saturate at 2^RefreshWidth - 1
+      end else begin
+        rfr_d[c] = rfr_q[c] + 1'b1;
+      end
     end
   end
 
@@ -200,9 +216,11 @@ module cbfc_rx #(
         occ_q[c]   <= '0;
         pend_q[c]  <= '0;
         tmr_q[c]   <= '0;
+        rfr_q[c]   <= '0;
       end
       thr_q           <= (cfg_threshold_i == '0) ? CntWidth'(1) : cfg_threshold_i;
       tmr_max_q       <= cfg_timer_i;
+      rfr_max_q       <= cfg_refresh_i;
       rr_q            <= '0;
       cu_valid_q      <= 1'b0;
       cu_class_q      <= '0;
@@ -215,6 +233,7 @@ module cbfc_rx #(
       limit_q         <= limit_d;
       pend_q          <= pend_d;
       tmr_q           <= tmr_d;
+      rfr_q           <= rfr_d;
       rr_q            <= rr_d;
       cu_valid_q      <= cu_valid_d;
       cu_class_q      <= cu_class_d;

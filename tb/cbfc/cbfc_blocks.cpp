@@ -79,6 +79,7 @@ class RxRtl : public RxBlock {
       for (unsigned c = 0; c < p_.num_classes; ++c) put_bits(m_->cfg_buf_credits_i, c * cw, cw, in.cfg.buf_credits[c]);
       m_->cfg_threshold_i = in.cfg.threshold & mask(cw);
       m_->cfg_timer_i = in.cfg.timer & mask(p_.timer_width);
+      m_->cfg_refresh_i = in.cfg.refresh & mask(p_.refresh_width);
     }
     m_->rx_valid_i = in.rx_valid;
     m_->rx_class_i = in.rx_class & mask(p_.class_width());
@@ -113,9 +114,10 @@ class RxRtl : public RxBlock {
   cbfc::Params p_;
 };
 
-cbfc::Params make_params(unsigned nc, unsigned cw, unsigned lw, unsigned ul, unsigned tw) {
+cbfc::Params make_params(unsigned nc, unsigned cw, unsigned lw, unsigned ul, unsigned tw, unsigned rw) {
   cbfc::Params p;
   p.num_classes = nc, p.cnt_width = cw, p.len_width = lw, p.credit_unit_log2 = ul, p.timer_width = tw;
+  p.refresh_width = rw;
   return p;
 }
 
@@ -123,7 +125,7 @@ cbfc::Params make_params(unsigned nc, unsigned cw, unsigned lw, unsigned ul, uns
 
 const std::vector<RtlVariant>& rtl_variants() {
   static const std::vector<RtlVariant> v = {
-#define COSIM_CBFC_VARIANT(name, nc, cw, lw, ul, tw, TX, RX, mut) {#name, make_params(nc, cw, lw, ul, tw), mut},
+#define COSIM_CBFC_VARIANT(name, nc, cw, lw, ul, tw, rw, TX, RX, mut) {#name, make_params(nc, cw, lw, ul, tw, rw), mut},
 #include "cbfc_variants.inc"
 #undef COSIM_CBFC_VARIANT
   };
@@ -136,7 +138,7 @@ std::vector<std::string> variant_names(bool include_mutants) { return names_of(r
 
 std::unique_ptr<TxBlock> make_tx_rtl(const RtlVariant& v, VerilatedContext* ctx, const std::string& name,
                                      Waves* waves) {
-#define COSIM_CBFC_VARIANT(vname, nc, cw, lw, ul, tw, TX, RX, mut) \
+#define COSIM_CBFC_VARIANT(vname, nc, cw, lw, ul, tw, rw, TX, RX, mut) \
   if (v.name == #vname) return std::make_unique<TxRtl<TX>>(v.params, ctx, name, waves);
 #include "cbfc_variants.inc"
 #undef COSIM_CBFC_VARIANT
@@ -145,7 +147,7 @@ std::unique_ptr<TxBlock> make_tx_rtl(const RtlVariant& v, VerilatedContext* ctx,
 
 std::unique_ptr<RxBlock> make_rx_rtl(const RtlVariant& v, VerilatedContext* ctx, const std::string& name,
                                      Waves* waves) {
-#define COSIM_CBFC_VARIANT(vname, nc, cw, lw, ul, tw, TX, RX, mut) \
+#define COSIM_CBFC_VARIANT(vname, nc, cw, lw, ul, tw, rw, TX, RX, mut) \
   if (v.name == #vname) return std::make_unique<RxRtl<RX>>(v.params, ctx, name, waves);
 #include "cbfc_variants.inc"
 #undef COSIM_CBFC_VARIANT

@@ -24,7 +24,13 @@ System::System(const EnvConfig& cfg, std::unique_ptr<TxBlock> tx, std::unique_pt
       rng_drain_(cfg.seed, "cbfc.drain"),
       rng_stress_(cfg.seed, "cbfc.stress"),
       sb_("cbfc scoreboard"),
-      reset_left_(cfg.reset_cycles) {
+      reset_left_(cfg.reset_cycles),
+      rng_refresh_(cfg.seed, "cbfc.refresh") {
+  if (cfg_.cu_loss > 0) {
+    lnk::FaultConfig fc;
+    fc.ctl_drop_prob = cfg_.cu_loss;
+    cu_faults_ = std::make_unique<lnk::FaultInjector>(fc, cfg_.seed, "cbfc.cu_loss");
+  }
   const double bytes_per_cycle = cfg_.link.rate_gbps / 8.0 * core::to_ns(cfg_.clock_ps);
   drain_per_cycle_ = cfg_.drain_ratio * bytes_per_cycle;
   src_per_cycle_ = cfg_.load * bytes_per_cycle;
@@ -56,14 +62,25 @@ void System::reset_env(bool randomize) {
     txcfg_.mtu = static_cast<uint32_t>(rng_stress_.uniform(0, (1u << p.len_width) - 1));
     rxcfg_.threshold = static_cast<uint32_t>(rng_stress_.chance(0.8) ? rng_stress_.uniform(0, 8) : rng_stress_.uniform(0, 256));
     rxcfg_.timer = static_cast<uint32_t>(rng_stress_.uniform(0, std::min<uint64_t>(200, (1ull << p.timer_width) - 1)));
+    // Refresh from its own stream (the rest of the stress stimulus is the same
+    // as without it): often off, mostly short (many refreshes, contending with
+    // normal updates), sometimes long, now and then the counter's maximum.
+    const uint64_t rmax = (1ull << p.refresh_width) - 1;
+    const uint64_t r = rng_refresh_.uniform(0, 99);
+    rxcfg_.refresh = r < 25   ? 0u
+                     : r < 80 ? static_cast<uint32_t>(rng_refresh_.uniform(1, std::min<uint64_t>(64, rmax)))
+                     : r < 95 ? static_cast<uint32_t>(rng_refresh_.uniform(1, std::min<uint64_t>(2000, rmax)))
+                              : static_cast<uint32_t>(rmax);
   } else {
     txcfg_.mtu = std::min<uint32_t>(cfg_.len_max, (1u << p.len_width) - 1);
     rxcfg_.threshold = cfg_.threshold;
     rxcfg_.timer = cfg_.timer;
+    rxcfg_.refresh = cfg_.refresh;
   }
   // Nothing survives a reset: the link partners restart from scratch.
   fwd_ = lnk::Channel(cfg_.link);
   rev_ = lnk::Channel(cfg_.link);
+  rev_.attach(cu_faults_.get());  // credit-update loss (cu_loss), if any
   ingress_.clear();
   cu_q_.clear();
   for (unsigned c = 0; c < cbfc::kMaxClasses; ++c) {
@@ -72,6 +89,10 @@ void System::reset_env(bool randomize) {
     inflight_credit_[c].clear();
     consumed64_[c] = returned64_[c] = 0;
     last_limit_[c] = txcfg_.init_credits[c];
+    sent64_[c] = 0;
+    last_sent_limit_[c] = rxcfg_.buf_credits[c];
+    lost_[c].clear();
+    wait_since_[c].reset();
   }
 }
 
@@ -102,12 +123,39 @@ lnk::Frame System::new_frame(unsigned cls) {
   return f;
 }
 
+void System::stop_traffic() {
+  traffic_ = false;
+  for (unsigned c = 0; c < cbfc::kMaxClasses; ++c) {
+    if (!wait_since_[c]) continue;
+    cls_[c].max_wait_cycles = std::max(cls_[c].max_wait_cycles, cycle_ - *wait_since_[c]);
+    wait_since_[c].reset();
+  }
+}
+
 bool System::idle() const {
-  if (sb_.outstanding() != 0 || fwd_.in_flight() || rev_.in_flight() || !ingress_.empty() || !cu_q_.empty())
-    return false;
+  if (sb_.outstanding() != 0 || fwd_.in_flight() || !ingress_.empty()) return false;
   for (auto& b : buf_)
     if (!b.empty()) return false;
-  return true;
+  if (!cfg_.stress && (rxcfg_.timer != 0 || rxcfg_.refresh != 0)) {
+    // Every credit comes home: wait for it (a credit that never does is a
+    // class stalled for good; the run fails). Updates still on their way then
+    // carry nothing new: with the refresh they never stop.
+    for (unsigned c = 0; c < cfg_.params.num_classes; ++c)
+      if (to_.avail[c] != txcfg_.init_credits[c]) return false;
+    return true;
+  }
+  // An update on its way, or leaving at the next cycle, still counts.
+  return !rev_.in_flight() && cu_q_.empty() && (cfg_.stress || !ro_.cu_valid);
+}
+
+int64_t System::missing_credits(unsigned c) const {
+  return static_cast<int64_t>(txcfg_.init_credits[c]) - to_.avail[c] - ro_.pend[c];
+}
+
+uint64_t System::max_wait_cycles(unsigned c) const {
+  uint64_t m = cls_[c].max_wait_cycles;
+  if (wait_since_[c]) m = std::max(m, cycle_ - *wait_since_[c]);
+  return m;
 }
 
 std::optional<Mismatch> System::mismatch() const {
@@ -164,8 +212,25 @@ void System::cycle() {
     errc_.rx_class += ro.err_class;
     for (unsigned c = 0; c < p.num_classes; ++c) cls_[c].max_occ = std::max(cls_[c].max_occ, ro.occ[c]);
 
-    // Receiver -> credit update on the reverse channel.
-    if (ro.cu_valid) rev_.send(t, lnk::Ctl{lnk::Ctl::Kind::credit, ro.cu_class, ro.cu_limit});
+    // Receiver -> credit update on the reverse channel (lost there with cu_loss).
+    if (ro.cu_valid) {
+      const uint64_t dropped_before = cu_faults_ ? cu_faults_->stats().ctl_dropped : 0;
+      rev_.send(t, lnk::Ctl{lnk::Ctl::Kind::credit, ro.cu_class, ro.cu_limit});
+      if (ro.cu_class < p.num_classes) {
+        const unsigned c = ro.cu_class;
+        ++cls_[c].updates_sent;
+        if (ro.cu_limit == last_sent_limit_[c]) ++cls_[c].refreshes;  // a refresh without new credits
+        sent64_[c] += (ro.cu_limit - last_sent_limit_[c]) & p.cnt_mask();
+        last_sent_limit_[c] = ro.cu_limit;
+        if (cu_faults_ && cu_faults_->stats().ctl_dropped != dropped_before) {
+          ++cls_[c].updates_lost;
+          if (sent64_[c] <= returned64_[c])
+            ++lost_redundant_;  // the sender already holds this limit: nothing to repair
+          else
+            lost_[c].push_back({sent64_[c], t});
+        }
+      }
+    }
     lnk::Item item;
     while (rev_.receive(t, item)) cu_q_.push_back(std::get<lnk::Ctl>(item));
     if (!cu_q_.empty()) {
@@ -177,6 +242,11 @@ void System::cycle() {
         uint32_t delta = (u.value - last_limit_[u.cls]) & p.cnt_mask();
         last_limit_[u.cls] = u.value;
         returned64_[u.cls] += delta;
+        // Lost updates repaired by this one (it carries at least their limit).
+        while (!lost_[u.cls].empty() && lost_[u.cls].front().limit64 <= returned64_[u.cls]) {
+          recovery_.add(core::to_ns(t - lost_[u.cls].front().t));
+          lost_[u.cls].pop_front();
+        }
         auto& q = inflight_credit_[u.cls];
         // The update takes effect at this edge: those frames' credits are back.
         while (!q.empty() && q.front().consumed_after <= returned64_[u.cls]) {
@@ -248,7 +318,12 @@ void System::cycle() {
         uint32_t need = p.credits(f.len);
         if (!bad && need > to.avail[c]) {
           ++cls_[c].stall_cycles;
+          if (!wait_since_[c]) wait_since_[c] = cycle_;
           continue;
+        }
+        if (wait_since_[c]) {
+          cls_[c].max_wait_cycles = std::max(cls_[c].max_wait_cycles, cycle_ - *wait_since_[c]);
+          wait_since_[c].reset();
         }
         uint32_t cls_port = c;
         if (cfg_.stress && rng_stress_.chance(cfg_.p_bad_class))

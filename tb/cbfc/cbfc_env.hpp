@@ -15,6 +15,7 @@
 #include "core/rng.hpp"
 #include "core/scoreboard.hpp"
 #include "core/stats.hpp"
+#include "link/faults.hpp"
 #include "link/link.hpp"
 
 namespace tb::cbfc_tb {
@@ -33,6 +34,8 @@ struct EnvConfig {
   uint32_t buffer_bytes = 32768; ///< per class
   uint32_t threshold = 8;        ///< credits
   uint32_t timer = 64;           ///< cycles (0 = off)
+  uint32_t refresh = cbfc::kRecommendedRefresh;  ///< cycles without an update before a class's limit is resent (0 = off)
+  double cu_loss = 0.0;          ///< chance that a credit update is lost on the reverse channel
   double drain_ratio = 0.5;      ///< drain rate, fraction of the link rate
   // stress (block testbench): protocol violations and resets on purpose
   bool stress = false;
@@ -52,6 +55,10 @@ struct ClassStats {
   uint64_t frames_drained = 0, bytes_drained = 0;
   uint64_t stall_cycles = 0;     ///< head frame waiting for credits while the wire was free
   uint64_t updates = 0;          ///< credit updates delivered to the sender
+  uint64_t updates_sent = 0;     ///< credit updates the receiver sent (cu_valid_o)
+  uint64_t refreshes = 0;        ///< of those, refreshes that carried no new credit (limit unchanged)
+  uint64_t updates_lost = 0;     ///< credit updates lost on the reverse channel (cu_loss)
+  uint64_t max_wait_cycles = 0;  ///< longest a head frame waited for credits (cycles)
   uint32_t max_occ = 0;          ///< credits (from occ_o)
 };
 
@@ -62,10 +69,25 @@ class System {
   /// One clock cycle: the environment reacts to the outputs after the last
   /// edge, drives the inputs, then the rising edge. Waves dumped at both edges.
   void cycle();
-  /// Stops the source; frames in flight still drain.
-  void stop_traffic() { traffic_ = false; }
-  /// Nothing left anywhere (scoreboard, link, buffers, ingress).
+  /// Stops the source; frames in flight still drain. Head frames still
+  /// waiting for credits stop waiting (their wait counts up to here).
+  void stop_traffic();
+  /// No frame left anywhere (scoreboard, link, buffers, ingress) and the
+  /// credits settled: with the timer or the refresh on, every credit back at
+  /// the sender (refreshes may still be on their way: they carry nothing new);
+  /// with both off, no update left on its way.
   bool idle() const;
+  /// Credits of class c neither available at the sender nor pending at the
+  /// receiver (nor anywhere in between once idle): lost for good.
+  int64_t missing_credits(unsigned c) const;
+  /// Lost credit update -> an update carrying at least its limit reaches the sender (ns).
+  const core::Samples& recovery_ns() const { return recovery_; }
+  /// Lost updates that carried nothing the sender did not already have (refreshes of an up-to-date limit).
+  uint64_t lost_redundant() const { return lost_redundant_; }
+  /// Longest a head frame waited for credits while traffic ran, one still waiting included (cycles).
+  uint64_t max_wait_cycles(unsigned c) const;
+  /// Credit-update loss injector of the reverse channel (null when cu_loss = 0).
+  const lnk::FaultInjector* cu_faults() const { return cu_faults_.get(); }
 
   uint64_t cycles() const { return cycle_; }
   /// Time of this cycle's rising edge (the falling edge is half a period earlier).
@@ -131,6 +153,20 @@ class System {
   std::array<std::deque<Sent>, cbfc::kMaxClasses> inflight_credit_;
   std::array<uint64_t, cbfc::kMaxClasses> consumed64_{}, returned64_{};
   std::array<uint32_t, cbfc::kMaxClasses> last_limit_{};
+  // Updates as sent by the receiver: 64-bit cumulative limit, last limit sent,
+  // and the updates lost on the way (their cumulative limit and send time).
+  struct Lost {
+    uint64_t limit64;
+    core::Ps t;
+  };
+  std::array<uint64_t, cbfc::kMaxClasses> sent64_{};
+  std::array<uint32_t, cbfc::kMaxClasses> last_sent_limit_{};
+  std::array<std::deque<Lost>, cbfc::kMaxClasses> lost_;
+  std::array<std::optional<uint64_t>, cbfc::kMaxClasses> wait_since_;  // cycle the head frame first lacked credits
+  std::unique_ptr<lnk::FaultInjector> cu_faults_;
+  core::Rng rng_refresh_;
+  core::Samples recovery_;
+  uint64_t lost_redundant_ = 0;
   std::array<ClassStats, cbfc::kMaxClasses> cls_{};
   unsigned rr_src_ = 0, rr_drain_ = 0;
   double drain_tokens_ = 0, drain_per_cycle_ = 0, src_tokens_ = 0, src_per_cycle_ = 0;

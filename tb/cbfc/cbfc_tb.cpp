@@ -32,7 +32,7 @@ constexpr uint64_t kBlockCycles = 100000;
 void declare_common(core::Schema& s) {
   s.add_choice("rtl_config", "c4", variant_names(false),
                "RTL parameterization: c4 (4 classes, 64 B cells), c32 (32 classes, byte credits), "
-               "c1 (1 class, 8-bit counters), c3 (3 classes, 3-bit timer)");
+               "c1 (1 class, 8-bit counters, 12-bit refresh), c3 (3 classes, 3-bit timer, 4-bit refresh)");
   s.add_bool("mutant", false, "use the deliberately broken RTL build (CBFC_MUTANT; rtl_config=c4 only)");
   s.add_int("clock_mhz", 1000, 100, 4000, "block clock, MHz");
   s.add_int("classes", 0, 0, 32, "classes carrying traffic (0 = all classes of rtl_config)");
@@ -57,6 +57,9 @@ void declare_link(core::Schema& s) {
   s.add_int("buffer_bytes", 32768, 64, 1 << 20, "receiver buffer per class, bytes");
   s.add_int("threshold", 8, 0, 1 << 20, "freed credits that trigger a credit update");
   s.add_int("timer", 64, 0, 1 << 20, "cycles freed credits may wait before an update is forced (0 = off)");
+  s.add_int("refresh", cbfc::kRecommendedRefresh, 0, 1 << 20,
+            "cycles without a credit update of a class before its limit is sent again (0 = off)");
+  s.add_real("cu_loss", 0.0, 0.0, 1.0, "chance that each credit update is lost on the reverse channel");
   s.add_real("drain_ratio", 0.5, 0.01, 1.0, "receiver drain rate, fraction of the link rate");
   s.add_int("drain_cycles", 200000, 1000, 100000000, "cycles allowed to drain after traffic stops");
   s.add_bool("sweep", true, "add the buffer-size sweep (C++ models) to the summary");
@@ -118,6 +121,8 @@ EnvConfig env_from_settings(const core::Settings& s, uint64_t seed, bool block) 
   e.buffer_bytes = static_cast<uint32_t>(s.i("buffer_bytes"));
   e.threshold = static_cast<uint32_t>(s.i("threshold"));
   e.timer = static_cast<uint32_t>(s.i("timer"));
+  e.refresh = static_cast<uint32_t>(s.i("refresh"));
+  e.cu_loss = s.r("cu_loss");
   e.drain_ratio = s.r("drain_ratio");
   const auto& p = e.params;
   const uint64_t len_cap = mask_bits(p.len_width);
@@ -140,6 +145,10 @@ EnvConfig env_from_settings(const core::Settings& s, uint64_t seed, bool block) 
   if (e.timer > mask_bits(p.timer_width))
     throw core::UsageError(fmt::format("setting 'timer'={} does not fit the {}-bit timer of rtl_config={} (allowed: 0..{})",
                                        e.timer, p.timer_width, s.s("rtl_config"), mask_bits(p.timer_width)));
+  if (e.refresh > mask_bits(p.refresh_width))
+    throw core::UsageError(fmt::format("setting 'refresh'={} does not fit the {}-bit refresh counter of rtl_config={} "
+                                       "(allowed: 0..{})", e.refresh, p.refresh_width, s.s("rtl_config"),
+                                       mask_bits(p.refresh_width)));
   if (std::string err = e.link.validate(); !err.empty()) throw core::UsageError(err);
   return e;
 }
@@ -309,23 +318,39 @@ RunResult run_link(const RunConfig& cfg) {
                      {"corrupted", c.corrupted}, {"reordered", c.reordered}, {"unexpected", c.unexpected}};
 
   Table tc("Per class");
-  tc.header({"class", "frames", "bytes", "credit stall cyc", "updates", "max occupancy", "buffer", "overflow"});
+  tc.header({"class", "frames", "bytes", "credit stall cyc", "longest wait", "updates", "refreshes", "lost",
+             "max occupancy", "buffer", "overflow", "credits missing"});
   j["classes"] = nlohmann::json::array();
-  uint64_t overflow_total = 0;
+  uint64_t overflow_total = 0, updates_sent = 0, refreshes = 0, updates_lost = 0;
+  std::vector<std::pair<unsigned, int64_t>> stalled;  // classes whose credits never all came back, and how many
   const cbfc::RxOut ro = sys.rx().outputs();
-  for (unsigned k = 0; k < e.active_classes; ++k) {
+  const cbfc::TxOut to = sys.tx().outputs();
+  // With the timer or the refresh on every credit must be home once idle;
+  // without either, up to threshold - 1 credits may wait at the receiver.
+  const bool all_home = e.timer != 0 || e.refresh != 0;
+  for (unsigned k = 0; k < p.num_classes; ++k) {
     const auto& cs = sys.class_stats()[k];
+    updates_sent += cs.updates_sent;
+    refreshes += cs.refreshes;
+    updates_lost += cs.updates_lost;
+    const int64_t missing = all_home ? static_cast<int64_t>(e.buf_credits()) - to.avail[k] : sys.missing_credits(k);
+    if (missing != 0) stalled.emplace_back(k, missing);
+    if (k >= e.active_classes) continue;
     bool of = (ro.err_overflow >> k) & 1;
     overflow_total += of;
     double occ_b = static_cast<double>(cs.max_occ) * unit;
+    const uint64_t wait = sys.max_wait_cycles(k);
     tc.row({std::to_string(k), std::to_string(cs.frames_sent), fmt_bytes(cs.bytes_sent), std::to_string(cs.stall_cycles),
-            std::to_string(cs.updates), fmt_bytes(occ_b), fmt_bytes(e.buf_credits() * static_cast<double>(unit)),
-            of ? "YES" : "0"});
+            std::to_string(wait), std::to_string(cs.updates), std::to_string(cs.refreshes),
+            std::to_string(cs.updates_lost), fmt_bytes(occ_b), fmt_bytes(e.buf_credits() * static_cast<double>(unit)),
+            of ? "YES" : "0", std::to_string(missing)});
     j["classes"].push_back({{"class", k}, {"frames_sent", cs.frames_sent}, {"bytes_sent", cs.bytes_sent},
                             {"frames_drained", cs.frames_drained}, {"stall_cycles", cs.stall_cycles},
-                            {"updates", cs.updates}, {"max_occupancy_credits", cs.max_occ},
-                            {"max_occupancy_bytes", occ_b}, {"buffer_bytes", e.buf_credits() * unit},
-                            {"overflow", of}});
+                            {"max_wait_cycles", wait}, {"updates", cs.updates}, {"updates_sent", cs.updates_sent},
+                            {"refreshes", cs.refreshes}, {"updates_lost", cs.updates_lost},
+                            {"max_occupancy_credits", cs.max_occ}, {"max_occupancy_bytes", occ_b},
+                            {"buffer_bytes", e.buf_credits() * unit}, {"overflow", of},
+                            {"credits_missing", missing}});
   }
   const double win_ns = core::to_ns(sys.window_time());
   const double gbps = win_ns > 0 ? static_cast<double>(sys.window_bytes()) * 8.0 / win_ns : 0;
@@ -342,14 +367,32 @@ RunResult run_link(const RunConfig& cfg) {
   const uint32_t req = required_buffer_bytes(e);
   j["rtt_estimate_ns"] = rtt;
   j["required_buffer_bytes"] = req;
+  // Credit updates, their loss and the refresh. The refresh costs one control
+  // word per idle class per refresh + 1 cycles on the reverse channel.
+  const auto& rec = sys.recovery_ns();
+  const double sim_ns = core::to_ns(std::max<core::Ps>(1, sys.now()));
+  const double ctl_bits = 8.0 * e.link.ctl_bytes;
+  const double refresh_gbps = static_cast<double>(refreshes) * ctl_bits / sim_ns;
+  const double idle_refresh_gbps =
+      e.refresh ? p.num_classes * ctl_bits / ((e.refresh + 1) * core::to_ns(e.clock_ps)) : 0.0;
+  j["credit_updates"] = {{"sent", updates_sent}, {"refreshes", refreshes}, {"lost", updates_lost},
+                         {"lost_redundant", sys.lost_redundant()},
+                         {"cu_loss", e.cu_loss}, {"refresh_cycles", e.refresh},
+                         {"refresh_gbps", refresh_gbps}, {"idle_refresh_gbps", idle_refresh_gbps},
+                         {"idle_refresh_fraction", idle_refresh_gbps / e.link.rate_gbps},
+                         {"recovery_ns", {{"count", rec.count()}, {"p50", rec.percentile(50)},
+                                          {"p99", rec.percentile(99)}, {"max", rec.max()}}}};
+  j["stalled_classes"] = stalled.size();
 
   std::string out;
   out += fmt::format("  sender {}, receiver {}\n", b.tx_desc, b.rx_desc);
   out += fmt::format("  link {} Gb/s, {} {} m ({:.2f} ns), FEC {} ns; clock {} MHz; {} traffic cycles, {} in all ({})\n",
                      e.link.rate_gbps, lnk::to_string(e.link.cable), e.link.length_m, core::to_ns(e.link.propagation()),
                      e.link.fec_latency_ns, s.i("clock_mhz"), traffic, r.cycles, core::format_time(r.sim_time));
-  out += fmt::format("  traffic {} class(es), frames {}..{} B, load {}, drain {:.0f} Gb/s, threshold {} credits, timer {} cycles\n\n",
-                     e.active_classes, e.len_min, e.len_max, e.load, drain_gbps, e.threshold, e.timer);
+  out += fmt::format("  traffic {} class(es), frames {}..{} B, load {}, drain {:.0f} Gb/s, threshold {} credits, timer {} cycles, "
+                     "refresh {}\n\n",
+                     e.active_classes, e.len_min, e.len_max, e.load, drain_gbps, e.threshold, e.timer,
+                     e.refresh ? fmt::format("{} cycles", e.refresh) : std::string("off"));
   out += tc.str() + "\n";
   Table te("End to end (scoreboard)");
   te.header({"expected", "delivered", "lost", "duplicated", "corrupted", "reordered", "unexpected"});
@@ -358,8 +401,17 @@ RunResult run_link(const RunConfig& cfg) {
   out += te.str() + "\n";
   out += fmt::format("  throughput {:.1f} Gb/s delivered (receiver drains at {:.1f} Gb/s), link busy {:.1f}%\n", gbps,
                      drain_gbps, util * 100);
-  out += fmt::format("  credit loop (frame sent -> its credits back): min {:.1f} ns, p50 {:.1f} ns, p99 {:.1f} ns\n\n",
+  out += fmt::format("  credit loop (frame sent -> its credits back): min {:.1f} ns, p50 {:.1f} ns, p99 {:.1f} ns\n",
                      loop.min(), loop.percentile(50), loop.percentile(99));
+  out += fmt::format("  credit updates: {} sent, {} of them refreshes without new credits ({:.3f} Gb/s of the reverse channel; "
+                     "{:.3f} Gb/s = {:.4f}% with every class idle)\n",
+                     updates_sent, refreshes, refresh_gbps, idle_refresh_gbps, 100.0 * idle_refresh_gbps / e.link.rate_gbps);
+  if (e.cu_loss > 0)
+    out += fmt::format("  credit updates lost (cu_loss {}): {}, {} of them carrying nothing new; the others repaired after "
+                       "p50 {:.1f} ns, p99 {:.1f} ns, max {:.1f} ns ({} repaired)\n",
+                       e.cu_loss, updates_lost, sys.lost_redundant(), rec.percentile(50), rec.percentile(99), rec.max(),
+                       rec.count());
+  out += fmt::format("  classes stalled for good (credits never back): {}\n\n", stalled.size());
   out += fmt::format("Buffer sizing\n  zero-load credit round trip for a {} B frame: {:.1f} ns\n"
                      "  buffer for full rate = rate x round trip = {} Gb/s x {:.1f} ns = {} per class (configured {})\n",
                      e.len_max, rtt, e.link.rate_gbps, rtt, fmt_bytes(req), fmt_bytes(e.buf_credits() * static_cast<double>(unit)));
@@ -380,6 +432,11 @@ RunResult run_link(const RunConfig& cfg) {
   if (auto m = sys.mismatch()) add_mismatch(r, *m, cfg);
   if (b.ctx->gotError()) r.failures.push_back(fmt::format("RTL assertion failed by cycle {} (see the %Error line above)", sys.cycles()));
   if (sys.protocol_error()) r.failures.push_back(*sys.protocol_error());
+  for (auto [k, missing] : stalled)
+    r.failures.push_back(fmt::format("class {} stalled for good: {} of {} credits never came back to the sender in {} "
+                                     "cycles (a lost credit update{}; longest wait for credits {} cycles)",
+                                     k, missing, e.buf_credits(), r.cycles,
+                                     e.refresh ? " not repaired" : ", refresh=0", sys.max_wait_cycles(k)));
   if (!c.clean()) {
     r.failures.push_back(fmt::format("scoreboard: {} lost, {} duplicated, {} corrupted, {} reordered, {} unexpected",
                                      c.lost, c.duplicated, c.corrupted, c.reordered, c.unexpected));
@@ -404,11 +461,12 @@ RunResult run_block(const RunConfig& cfg) {
   RunResult r;
   r.cycles = sys.cycles();
   r.sim_time = sys.now();
-  uint64_t sent = 0, updates = 0, drained = 0;
+  uint64_t sent = 0, updates = 0, drained = 0, refreshes = 0;
   for (unsigned k = 0; k < e.params.num_classes; ++k) {
     sent += sys.class_stats()[k].frames_sent;
     updates += sys.class_stats()[k].updates;
     drained += sys.class_stats()[k].frames_drained;
+    refreshes += sys.class_stats()[k].refreshes;
   }
   nlohmann::json& j = r.json;
   j["blocks"] = {{"tx", b.tx_desc}, {"rx", b.rx_desc}};
@@ -417,6 +475,7 @@ RunResult run_block(const RunConfig& cfg) {
   j["frames_sent"] = sent;
   j["frames_drained"] = drained;
   j["credit_updates"] = updates;
+  j["refresh_updates"] = refreshes;  // refreshes that carried no new credit
   j["resets"] = sys.resets();
   j["compared_cycles"] = r.cycles;
   const auto& ec = sys.error_cycles();
@@ -424,9 +483,9 @@ RunResult run_block(const RunConfig& cfg) {
                        {"rx_overflow", ec.rx_overflow}, {"rx_underflow", ec.rx_underflow}, {"rx_class", ec.rx_class}};
   std::string out;
   out += fmt::format("  sender {}, receiver {}\n", b.tx_desc, b.rx_desc);
-  out += fmt::format("  {} cycles compared, {} frames sent, {} drained, {} credit updates, {} mid-run resets, "
-                     "protocol violations injected: {}\n",
-                     r.cycles, sent, drained, updates, sys.resets(), s.b("errors") ? "yes" : "no");
+  out += fmt::format("  {} cycles compared, {} frames sent, {} drained, {} credit updates ({} refreshes without new "
+                     "credits), {} mid-run resets, protocol violations injected: {}\n",
+                     r.cycles, sent, drained, updates, refreshes, sys.resets(), s.b("errors") ? "yes" : "no");
   out += fmt::format("  cycles with a sticky error output set: tx underflow {}, overflow {}, class {}; "
                      "rx overflow {}, underflow {}, class {}\n",
                      ec.tx_underflow, ec.tx_overflow, ec.tx_class, ec.rx_overflow, ec.rx_underflow, ec.rx_class);

@@ -26,6 +26,9 @@ void expect_exercised(const tb::RunResult& r, bool errors) {
   EXPECT_GT(j["frames_sent"].get<uint64_t>(), 1000u);
   EXPECT_GT(j["credit_updates"].get<uint64_t>(), 500u);
   EXPECT_GT(j["resets"].get<uint64_t>(), 3u);
+  // random configurations turn the refresh on (short, long, counter maximum)
+  // and off: refreshes of idle classes contend with normal updates
+  EXPECT_GT(j["refresh_updates"].get<uint64_t>(), 500u);
   EXPECT_EQ(j["compared_cycles"].get<uint64_t>(), r.cycles);
   if (errors) {  // injected violations must show on the sticky error outputs
     const auto& e = j["error_cycles"];

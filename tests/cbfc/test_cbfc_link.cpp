@@ -85,6 +85,81 @@ TEST(CbfcLink, NarrowCountersWrapManyTimes) {
   EXPECT_GT(credits, 20u * 256u);
 }
 
+// Credit updates lost on the reverse channel (cu_loss). A lost update is
+// repaired by the next update of its class; the last one of a class (buffer
+// empty, nothing more to free) only by the refresh. A buffer of two largest
+// frames and a drain at line rate: the sender keeps running out of credits and
+// the receiver's buffer keeps emptying, so many lost updates are last ones.
+std::vector<std::string> lossy(std::vector<std::string> more) {
+  std::vector<std::string> s = {"cu_loss=0.2", "buffer_bytes=4096", "drain_ratio=1", "sweep=false"};
+  s.insert(s.end(), more.begin(), more.end());
+  return s;
+}
+
+void expect_no_stall_forever(const tb::RunResult& r) {
+  expect_lossless(r);
+  EXPECT_FALSE(r.has_mismatch);  // RTL and model in lockstep on both sides
+  EXPECT_EQ(r.json["stalled_classes"].get<uint64_t>(), 0u);
+  const auto& cu = r.json["credit_updates"];
+  EXPECT_GT(cu["lost"].get<uint64_t>(), 100u);
+  EXPECT_GT(cu["refreshes"].get<uint64_t>(), 0u);
+  // every lost update was repaired, by a later update or by a refresh (or
+  // carried nothing the sender lacked: a lost refresh of an up-to-date limit)
+  EXPECT_EQ(cu["recovery_ns"]["count"].get<uint64_t>() + cu["lost_redundant"].get<uint64_t>(),
+            cu["lost"].get<uint64_t>());
+  for (auto& c : r.json["classes"]) {
+    EXPECT_EQ(c["credits_missing"].get<int64_t>(), 0);
+    EXPECT_GT(c["frames_sent"].get<uint64_t>(), 100u);
+  }
+}
+
+TEST(CbfcLink, LostCreditUpdatesRepairedByRefresh) {
+  auto r = tb::run_testbench(link_cfg(21, 100000, lossy({})));
+  expect_no_stall_forever(r);
+  // a lost last update waits for the refresh: refresh + 1 cycles, plus the
+  // losses of the refreshes themselves (20% each), never forever
+  const double period_ns = (r.json["credit_updates"]["refresh_cycles"].get<double>() + 1) * 1.0;
+  const double max_rec = r.json["credit_updates"]["recovery_ns"]["max"].get<double>();
+  EXPECT_GT(max_rec, period_ns);   // some losses were last updates, repaired by a refresh only
+  EXPECT_LT(max_rec, 8 * period_ns);
+}
+
+TEST(CbfcLink, LostCreditUpdatesStallForeverWithoutRefresh) {
+  // The same run with the refresh off: classes stall for good and the run
+  // says so (this is what the refresh fixes).
+  auto r = tb::run_testbench(link_cfg(21, 100000, lossy({"refresh=0", "drain_cycles=20000"})));
+  EXPECT_FALSE(r.pass);
+  EXPECT_FALSE(r.has_mismatch);
+  EXPECT_GT(r.json["stalled_classes"].get<uint64_t>(), 0u);
+  bool named = false;
+  for (auto& f : r.failures) named = named || f.find("stalled for good") != std::string::npos;
+  EXPECT_TRUE(named) << (r.failures.empty() ? "" : r.failures.front());
+  EXPECT_EQ(r.json["scoreboard"]["lost"].get<uint64_t>(), 0u);  // nothing lost: frames just stop being sent
+}
+
+TEST(CbfcLink, LostCreditUpdates32ClassesMostlyIdle) {
+  // 32 classes, 8 carry traffic: 24 idle classes refresh all the time and
+  // contend with the updates of the busy ones; byte credits.
+  auto r = tb::run_testbench(link_cfg(22, 60000, lossy({"rtl_config=c32", "classes=8", "buffer_bytes=8192",
+                                                         "refresh=500", "cu_loss=0.1"})));
+  expect_no_stall_forever(r);
+  const auto& cu = r.json["credit_updates"];
+  // idle classes: one refresh each per refresh + 1 cycles (1 ns)
+  const double idle_refreshes = 24.0 * r.json["cycles"].get<double>() / 501.0;
+  EXPECT_GT(cu["refreshes"].get<double>(), 0.9 * idle_refreshes);
+  // the cost with every class idle: 32 classes x 64 bit per 501 ns = 4.09 Gb/s, 0.51% of 800 Gb/s
+  EXPECT_NEAR(cu["idle_refresh_gbps"].get<double>(), 32 * 64 / 501.0, 1e-6);
+}
+
+TEST(CbfcLink, NoLossNoRefreshNeededUnderLoad) {
+  // Busy classes send updates all the time: the refresh (default on) never
+  // fires while traffic flows, only in the drain tail.
+  auto r = tb::run_testbench(link_cfg(1, 100000, {"sweep=false"}));
+  expect_lossless(r);
+  EXPECT_EQ(r.json["credit_updates"]["lost"].get<uint64_t>(), 0u);
+  EXPECT_LE(r.json["credit_updates"]["refreshes"].get<uint64_t>(), 2u * 4u);
+}
+
 // Full rate needs buffer >= rate x credit round trip: below it throughput
 // falls in proportion, above it the link is full.
 TEST(CbfcLink, BufferSweepFollowsRoundTrip) {
@@ -120,6 +195,21 @@ TEST(CbfcLink, InconsistentSettingsRejectedBeforeSimulation) {
   s.set("rtl_config", "c1");
   s.set("classes", "4");
   EXPECT_THROW(tb::cbfc_tb::env_from_settings(s, 1, false), core::UsageError);
+  s = link_cfg(1, 0, {}).settings;
+  s.set("rtl_config", "c1");
+  s.set("buffer_bytes", "4096");
+  s.set("len_max", "1024");
+  s.set("refresh", "5000");  // c1's refresh counter has 12 bits
+  try {
+    tb::cbfc_tb::env_from_settings(s, 1, false);
+    FAIL() << "refresh=5000 accepted for a 12-bit counter";
+  } catch (const core::UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("'refresh'=5000"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("0..4095"), std::string::npos) << e.what();
+  }
+  s = link_cfg(1, 0, {}).settings;
+  EXPECT_THROW(s.assign("cu_loss=1.5"), core::UsageError);
+  EXPECT_THROW(s.assign("cu_loss=-0.1"), core::UsageError);
   s = link_cfg(1, 0, {}).settings;
   s.set("rtl_config", "c3");
   s.set("mutant", "true");

@@ -45,4 +45,19 @@ TEST_P(CbfcLinkSweep, Lossless) {
 INSTANTIATE_TEST_SUITE_P(Seeds, CbfcLinkSweep,
                          testing::Combine(testing::Values("0.05", "0.3", "0.7", "1"), testing::Range(1, 6)));
 
+// Lost credit updates: the refresh repairs every one, no class stalls for good.
+class CbfcLinkLossSweep : public testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(CbfcLinkLossSweep, NoStallForever) {
+  auto [loss, seed] = GetParam();
+  auto r = run("cbfc_link", 3000 + seed, 500'000, {"cu_loss=" + loss, "refresh=256", "len_min=64", "len_max=4096",
+                                                   "buffer_bytes=8192", "drain_ratio=0.7", "sweep=false"});
+  EXPECT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures.front());
+  EXPECT_EQ(r.json["stalled_classes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r.json["scoreboard"]["matched"], r.json["scoreboard"]["expected"]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, CbfcLinkLossSweep,
+                         testing::Combine(testing::Values("0.01", "0.1", "0.3"), testing::Range(1, 6)));
+
 }  // namespace
