@@ -11,10 +11,17 @@
 namespace sw {
 
 namespace {
-constexpr unsigned kVcs = 6;                 // hop 0..5 (Valiant: l g l l g l = 5 router hops)
-constexpr uint32_t kNonMin = 1u << 31;       // route_state: non-minimal route chosen at the source
+constexpr unsigned kVcs = 6;                 // hop-count VCs 0..5 (Valiant: l g l g l = 5 router hops)
+constexpr uint32_t kNonMin = 1u << 31;       // route_state: non-minimal route chosen
+constexpr uint32_t kRevised = 1u << 30;      // route_state: PAR, diverted at the second router of the source group
 constexpr uint32_t kInterMask = 0xffffu;     // route_state: intermediate group + 1 (0 = none / reached)
+constexpr unsigned kHopShift = 16;           // route_state bits 16..23: router-to-router hops taken
+constexpr uint32_t kHopMask = 0xffu << kHopShift;
 constexpr unsigned kSrcShift = 40;           // tag = src << 40 | creation cycle
+// PAR-6/2 VC ladder (docs/switch.md "Dragonfly", VC assignment): local VC = 2 x global
+// hops so far + local hops so far in the current group, global VC = global hops so far.
+constexpr unsigned kParLocalVcs = 6, kParGlobalVcs = 2;
+unsigned hops_of(uint32_t route_state) { return (route_state & kHopMask) >> kHopShift; }
 }  // namespace
 
 const char* to_string(DfRouting r) {
@@ -22,9 +29,21 @@ const char* to_string(DfRouting r) {
     case DfRouting::minimal: return "minimal";
     case DfRouting::valiant: return "valiant";
     case DfRouting::ugal: return "ugal-l";
+    case DfRouting::par: return "par";
   }
   return "?";
 }
+
+bool parse_routing(const std::string& s, DfRouting* out) {
+  if (s == "minimal") *out = DfRouting::minimal;
+  else if (s == "valiant") *out = DfRouting::valiant;
+  else if (s == "ugal" || s == "ugal-l") *out = DfRouting::ugal;
+  else if (s == "par") *out = DfRouting::par;
+  else return false;
+  return true;
+}
+
+const char* to_string(DfTraffic t) { return t == DfTraffic::shift ? "shift" : "uniform"; }
 
 std::string DragonflyParams::validate() const {
   if (g < 2 || g > 4096) return fmt::format("g={} out of range (allowed 2..4096)", g);
@@ -93,6 +112,7 @@ Dragonfly::Dragonfly(const DragonflyParams& dp)
   if (!rerr.empty()) throw std::invalid_argument("dragonfly: router " + rerr);
   P_ = rp_.period();
   R_ = dp_.radix();
+  build_tables();
   for (unsigned r = 0; r < dp_.routers(); ++r) {
     routers_.push_back(std::make_unique<Switch>(rp_));
     routers_.back()->set_route_fn([this, r](Switch& s, Packet& pk) { return route(r, s, pk); });
@@ -129,6 +149,11 @@ unsigned Dragonfly::local_port(unsigned r_from, unsigned r_to) const {
 }
 
 Dragonfly::Peer Dragonfly::peer(unsigned r, unsigned port) const {
+  if (!peer_tab_.empty()) return peer_tab_[static_cast<size_t>(r) * R_ + port];
+  return peer_calc(r, port);
+}
+
+Dragonfly::Peer Dragonfly::peer_calc(unsigned r, unsigned port) const {
   const unsigned a = dp_.a, p = dp_.p, h = dp_.h, g = dp_.g;
   if (port < p) return {r, port};
   const unsigned G = r / a, l = r % a;
@@ -153,24 +178,43 @@ Dragonfly::Peer Dragonfly::global_owner(unsigned from, unsigned to, unsigned cop
   return {from * dp_.a + k / dp_.h, k % dp_.h};
 }
 
+void Dragonfly::build_tables() {
+  const unsigned g = dp_.g, copies = links_per_pair();
+  copies_ = copies;
+  peer_tab_.resize(static_cast<size_t>(dp_.routers()) * R_);
+  for (unsigned r = 0; r < dp_.routers(); ++r)
+    for (unsigned port = 0; port < R_; ++port) peer_tab_[static_cast<size_t>(r) * R_ + port] = peer_calc(r, port);
+  link_tab_.assign(static_cast<size_t>(g) * g * copies, Link{});
+  for (unsigned from = 0; from < g; ++from)
+    for (unsigned to = 0; to < g; ++to) {
+      if (to == from) continue;
+      for (unsigned c = 0; c < copies; ++c) {
+        const Peer own = global_owner(from, to, c);
+        const unsigned port = dp_.p + dp_.a - 1 + own.port;
+        link_tab_[(static_cast<size_t>(from) * g + to) * copies + c] = {own.router, port, peer(own.router, port).router};
+      }
+    }
+}
+
 unsigned Dragonfly::port_toward_group(unsigned r, unsigned tg, unsigned dst) const {
-  const Peer own = global_owner(r / dp_.a, tg, dst % links_per_pair());
-  if (own.router == r) return dp_.p + dp_.a - 1 + own.port;
-  return local_port(r, own.router);
+  const Link& l = link(r / dp_.a, tg, dst);
+  return l.owner == r ? l.port : local_port(r, l.owner);
+}
+
+// Closed form of walking the route (minimal inside every group: <= 1 local hop
+// to the owner of the channel toward the target group, the channel, then on).
+unsigned Dragonfly::min_hops(unsigned r, unsigned dst) const {
+  const unsigned Rd = dst / dp_.p, Gd = Rd / dp_.a, G = r / dp_.a;
+  if (G == Gd) return r != Rd;
+  const Link& l = link(G, Gd, dst);
+  return (l.owner != r) + 1 + (l.arrival != Rd);
 }
 
 unsigned Dragonfly::path_hops(unsigned r, int inter, unsigned dst) const {
-  const unsigned Rd = dst / dp_.p, Gd = Rd / dp_.a;
-  unsigned hops = 0;
-  for (;;) {
-    const unsigned G = r / dp_.a;
-    if (inter >= 0 && G == static_cast<unsigned>(inter)) inter = -1;
-    const unsigned tg = inter >= 0 ? static_cast<unsigned>(inter) : Gd;
-    if (G == tg && r == Rd) return hops;
-    const unsigned port = G == tg ? local_port(r, Rd) : port_toward_group(r, tg, dst);
-    r = peer(r, port).router;
-    ++hops;
-  }
+  const unsigned G = r / dp_.a;
+  if (inter < 0 || static_cast<unsigned>(inter) == G) return min_hops(r, dst);
+  const Link& l = link(G, static_cast<unsigned>(inter), dst);
+  return (l.owner != r) + 1 + min_hops(l.arrival, dst);
 }
 
 // ------------------------------------------------------------------ routing
@@ -185,6 +229,7 @@ uint64_t Dragonfly::occupancy(const Switch& s, unsigned port) const {
 }
 
 int Dragonfly::route(unsigned r, Switch& s, Packet& pk) {
+  if (dp_.routing == DfRouting::par) return route_par(r, s, pk);
   const unsigned a = dp_.a, g = dp_.g;
   const unsigned G = r / a;
   const unsigned dst = pk.dst_xpu, Rd = dst / dp_.p, Gd = Rd / a;
@@ -200,7 +245,7 @@ int Dragonfly::route(unsigned r, Switch& s, Packet& pk) {
       const uint64_t hm = path_hops(r, -1, dst), hn = path_hops(r, static_cast<int>(I), dst);
       nonmin = qm * hm > qn * hn + dp_.ugal_threshold;
     }
-    if (nonmin) pk.route_state = kNonMin | (I + 1);
+    if (nonmin) pk.route_state = (pk.route_state & kHopMask) | kNonMin | (I + 1);
   }
   uint32_t inter = pk.route_state & kInterMask;
   if (inter != 0 && inter - 1 == G) {
@@ -212,9 +257,68 @@ int Dragonfly::route(unsigned r, Switch& s, Packet& pk) {
   return static_cast<int>(port_toward_group(r, tg, dst));
 }
 
+uint64_t Dragonfly::queue_flits(const Switch& s, unsigned port) const {
+  uint64_t n = 0;
+  for (unsigned c = 0; c < kVcs; ++c) n += s.stats(port, c).q_bytes;
+  return n / rp_.flit_bytes;
+}
+
+// PAR-6/2. The phase of a packet follows from the port and VC it arrived on
+// (VC ladder, see the constants above): endpoint port: source router; local VC v:
+// v/2 global hops taken, v%2+1 local hops in this group; global VC v: v+1 global
+// hops, none local yet. Decisions compare this router's egress queues (flits
+// waiting, all VCs) times the path's remaining hops, UGAL-style.
+int Dragonfly::route_par(unsigned r, Switch& s, Packet& pk) {
+  const unsigned a = dp_.a, g = dp_.g, p = dp_.p;
+  const unsigned G = r / a;
+  const unsigned dst = pk.dst_xpu, Rd = dst / p, Gd = Rd / a;
+  const unsigned in = pk.src_port, v = pk.cls;
+  unsigned gh = 0, lh = 0;  // global hops so far, local hops so far in this group
+  if (in >= p + a - 1) {
+    gh = v + 1;
+  } else if (in >= p) {
+    gh = v / 2;
+    lh = v % 2 + 1;
+  }
+  // Source router (lh = 0) or, still minimal, the next router of the source group
+  // (lh = 1, progressive re-evaluation): minimal or Valiant via a random group.
+  if (gh == 0 && lh <= 1 && Gd != G && (pk.route_state & kNonMin) == 0) {
+    unsigned I = static_cast<unsigned>(route_rng_.uniform(0, g - 3));
+    if (I >= std::min(G, Gd)) ++I;
+    if (I >= std::max(G, Gd)) ++I;
+    const uint64_t qm = queue_flits(s, port_toward_group(r, Gd, dst));
+    const uint64_t qn = queue_flits(s, port_toward_group(r, I, dst));
+    const uint64_t hm = path_hops(r, -1, dst), hn = path_hops(r, static_cast<int>(I), dst);
+    if (qm * hm > qn * hn + dp_.par_threshold)
+      pk.route_state = (pk.route_state & kHopMask) | kNonMin | (lh ? kRevised : 0u) | (I + 1);
+  }
+  uint32_t inter = pk.route_state & kInterMask;
+  if (inter != 0 && inter - 1 == G) {
+    pk.route_state &= ~kInterMask;
+    inter = 0;
+  }
+  const unsigned tg = inter ? inter - 1 : Gd;
+  unsigned port;
+  if (G == tg) {
+    if (r == Rd) return static_cast<int>(dst % p);  // ejection: VC unchanged (the sink always drains)
+    port = local_port(r, Rd);
+  } else {
+    port = port_toward_group(r, tg, dst);
+  }
+  // Output VC (the switch keeps the ingress buffer on the arrival VC).
+  const bool global = port >= p + a - 1;
+  const unsigned vc = global ? gh : 2 * gh + lh;
+  if ((global && gh >= kParGlobalVcs) || (!global && (lh >= 2 || vc >= kParLocalVcs)))
+    throw std::logic_error(fmt::format("dragonfly: PAR packet {} at router {} leaves the 6/2 VC ladder ({} global, {} "
+                                       "local hops in this group, next {})",
+                                       pk.id, r, gh, lh, global ? "global" : "local"));
+  pk.cls = static_cast<uint8_t>(vc);
+  return static_cast<int>(port);
+}
+
 // ------------------------------------------------------------------ traffic
 
-void Dragonfly::enqueue(unsigned src, unsigned dst, unsigned flits) {
+uint64_t Dragonfly::enqueue(unsigned src, unsigned dst, unsigned flits) {
   Packet pk;
   pk.id = next_id_++;
   pk.tag = (static_cast<uint64_t>(src) << kSrcShift) | cycle_;
@@ -226,6 +330,7 @@ void Dragonfly::enqueue(unsigned src, unsigned dst, unsigned flits) {
   ++outstanding_;
   ++off_pkts_;
   off_flits_ += flits;
+  return pk.id;
 }
 
 void Dragonfly::offer(unsigned src, unsigned dst, unsigned flits) {
@@ -234,19 +339,36 @@ void Dragonfly::offer(unsigned src, unsigned dst, unsigned flits) {
   enqueue(src, dst, flits);
 }
 
+uint64_t Dragonfly::offer(unsigned src, unsigned dst, unsigned flits, uint64_t tag) {
+  if (src >= dp_.endpoints() || dst >= dp_.endpoints() || flits < 1 || flits > dp_.max_flits)
+    throw std::invalid_argument(fmt::format("dragonfly: offer src={} dst={} flits={} out of range", src, dst, flits));
+  const uint64_t id = enqueue(src, dst, flits);
+  if (tag) tags_[id] = tag;
+  return id;
+}
+
+std::size_t Dragonfly::queued(unsigned src) const { return eps_.at(src).q.size(); }
+
 void Dragonfly::tick() {
   const Ps T = static_cast<Ps>(cycle_) * P_;
   const Ps E = static_cast<Ps>(dp_.endpoint_cycles) * P_;
   const unsigned N = dp_.endpoints(), p = dp_.p;
   const double q = dp_.load / (0.5 * (dp_.min_flits + dp_.max_flits));
   const double lq = q < 1 ? std::log(1.0 - q) : 0;
+  const bool ladder = dp_.routing == DfRouting::par;  // VC chosen per hop (6/2 ladder) instead of hop count
 
   // 1. Endpoints: generate, take credits, inject (one flit per cycle per channel).
   for (unsigned e = 0; e < N; ++e) {
     Endpoint& x = eps_[e];
     while (gen_on_ && x.next_gen <= cycle_) {
-      unsigned dst = static_cast<unsigned>(x.rng.uniform(0, N - 2));
-      if (dst >= e) ++dst;
+      unsigned dst;
+      if (dp_.traffic == DfTraffic::shift) {  // adversarial: group i -> a random endpoint of group i+1
+        const unsigned per = dp_.a * p;
+        dst = (e / per + 1) % dp_.g * per + static_cast<unsigned>(x.rng.uniform(0, per - 1));
+      } else {
+        dst = static_cast<unsigned>(x.rng.uniform(0, N - 2));
+        if (dst >= e) ++dst;
+      }
       const unsigned fl = static_cast<unsigned>(x.rng.uniform(dp_.min_flits, dp_.max_flits));
       enqueue(e, dst, fl);
       x.next_gen += q >= 1 ? 1 : 1 + static_cast<uint64_t>(std::floor(std::log(1.0 - x.rng.real()) / lq));
@@ -289,18 +411,31 @@ void Dragonfly::tick() {
         del_flits_ += cells;
         const uint64_t lat = static_cast<uint64_t>((t_arr + P_ - 1) / P_) - created;
         lat_.add(static_cast<double>(lat));
-        hmin_ = std::min<unsigned>(hmin_, d.cls);
-        hmax_ = std::max<unsigned>(hmax_, d.cls);
+        const unsigned hops = hops_of(d.route_state);
+        hmin_ = std::min(hmin_, hops);
+        hmax_ = std::max(hmax_, hops);
         const bool nm = (d.route_state & kNonMin) != 0;
         nonmin_ += nm;
-        if (keep_log_) log_.push_back({src, ep, d.cls, cells, nm, lat});
+        if (keep_log_) log_.push_back({src, ep, hops, cells, nm, lat});
+        if (on_deliver) {  // delivery API
+          uint64_t tag = 0;
+          if (auto it = tags_.find(d.id); it != tags_.end()) {
+            tag = it->second;
+            tags_.erase(it);
+          }
+          on_deliver(static_cast<uint64_t>((t_arr + P_ - 1) / P_), src, ep, tag);
+        }
         continue;
       }
       const Peer pr = peer(r, e);
       const Ps L = static_cast<Ps>(e < p + dp_.a - 1 ? dp_.local_cycles : dp_.global_cycles) * P_;
       Packet n = d;
-      n.cls = static_cast<uint8_t>(d.cls + 1);  // VC = router-to-router hops taken
-      if (n.cls >= kVcs) throw std::logic_error(fmt::format("dragonfly: packet {} exceeds {} VCs", d.id, kVcs));
+      n.route_state += 1u << kHopShift;
+      if (!ladder) {
+        n.cls = static_cast<uint8_t>(d.cls + 1);  // VC = router-to-router hops taken
+        if (n.cls >= kVcs) throw std::logic_error(fmt::format("dragonfly: packet {} exceeds {} VCs", d.id, kVcs));
+      }  // PAR: the VC the upstream's route hook picked (d.cls)
+      if (hop_hook_) hop_hook_({d.id, r, e, e >= p + dp_.a - 1, n.cls, hops_of(n.route_state)});
       n.t_in = d.t_head_out + L;
       n.t_in_last = d.t_tail_out + L;
       routers_[pr.router]->inject(pr.port, n);
@@ -311,9 +446,13 @@ void Dragonfly::tick() {
         if (m.cls == 0) eps_[r * p + m.port].cu.emplace_back(m.t + E, m.value);
         continue;
       }
-      if (m.cls == 0) throw std::logic_error("dragonfly: VC 0 credit on a router-to-router channel");
       const Peer pr = peer(r, m.port);
       const Ps L = static_cast<Ps>(m.port < p + dp_.a - 1 ? dp_.local_cycles : dp_.global_cycles) * P_;
+      if (ladder) {  // PAR: the same VC on both ends of the channel
+        routers_[pr.router]->credit_in(pr.port, m.cls, m.value, m.t + L);
+        continue;
+      }
+      if (m.cls == 0) throw std::logic_error("dragonfly: VC 0 credit on a router-to-router channel");
       routers_[pr.router]->credit_in(pr.port, m.cls - 1u, m.value, m.t + L);  // VC k+1 here = VC k upstream
     }
     drops_ += s.drops().size();

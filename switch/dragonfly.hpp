@@ -11,8 +11,10 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/rng.hpp"
@@ -22,8 +24,30 @@
 
 namespace sw {
 
-enum class DfRouting : uint8_t { minimal, valiant, ugal };
-const char* to_string(DfRouting r);
+/// minimal; valiant; ugal = UGAL-L (source decision); par = PAR-6/2 (progressive
+/// adaptive: UGAL-L-like at the source, re-evaluated at the next router of the
+/// source group; 6 local / 2 global VCs). docs/switch.md "Dragonfly".
+enum class DfRouting : uint8_t { minimal, valiant, ugal, par };
+const char* to_string(DfRouting r);  ///< "minimal", "valiant", "ugal-l", "par"
+/// Parses "minimal", "valiant", "ugal" (or "ugal-l"), "par"; false on anything else.
+bool parse_routing(const std::string& s, DfRouting* out);
+inline const char* routing_choices() { return "minimal, valiant, ugal, par"; }
+
+/// Generated traffic: uniform random destination (!= self), or the adversarial
+/// group shift: every endpoint of group i sends to a random endpoint of group i+1 (mod g).
+enum class DfTraffic : uint8_t { uniform, shift };
+const char* to_string(DfTraffic t);
+
+/// One router-to-router channel traversal (Dragonfly::set_hop_hook): the VC is the
+/// class the packet holds in the downstream router's ingress buffer.
+struct DfHop {
+  uint64_t id;       ///< packet
+  unsigned router;   ///< upstream router
+  unsigned port;     ///< its egress port
+  bool global;       ///< global channel (else local)
+  unsigned vc;       ///< VC on this channel
+  unsigned hop;      ///< 1-based router-to-router hop index of the packet
+};
 
 struct DragonflyParams {
   unsigned g = 33;               ///< groups; (g-1) must divide a*h (g = a*h+1: one link per group pair)
@@ -38,7 +62,9 @@ struct DragonflyParams {
   unsigned vc_buf_flits = 1100;  ///< CBFC credits per input per VC (> global round trip of 2*500 cycles)
   double load = 0.3;             ///< offered flits per endpoint per cycle (Bernoulli packet arrivals)
   DfRouting routing = DfRouting::minimal;
+  DfTraffic traffic = DfTraffic::uniform;
   unsigned ugal_threshold = 0;   ///< UGAL-L bias toward minimal, flits
+  unsigned par_threshold = 0;    ///< PAR bias toward minimal (both decisions), flits of queue
   uint64_t seed = 1;             ///< streams "dragonfly.src.<e>", "dragonfly.route"
   bool scoreboard = true;        ///< end-to-end exactly-once check
 
@@ -87,6 +113,14 @@ class Dragonfly {
   // ---- traffic
   /// One packet from endpoint src to dst queued now (in addition to the generators).
   void offer(unsigned src, unsigned dst, unsigned flits);
+  // ---- delivery API (for fabric adapters, e.g. uet::DragonflyNet)
+  /// Like offer(), with an opaque `tag` handed back to on_deliver; returns the packet id.
+  uint64_t offer(unsigned src, unsigned dst, unsigned flits, uint64_t tag);
+  /// Called when a packet's tail is ejected: `now` is the cycle its tail reaches the
+  /// endpoint (may be later than cycle()), `tag` the offer's tag (0 without one).
+  std::function<void(uint64_t now, unsigned src, unsigned dst, uint64_t tag)> on_deliver;
+  /// Packets waiting in endpoint src's injection queue (not yet on its channel).
+  std::size_t queued(unsigned src) const;
   void set_generators(bool on) { gen_on_ = on; }
 
   void tick();
@@ -104,7 +138,7 @@ class Dragonfly {
   core::Scoreboard& scoreboard() { return sb_; }
   Switch& router(unsigned r) { return *routers_[r]; }
   const DragonflyParams& params() const { return dp_; }
-  /// Delivered packets (keep_log(true)): hops in cls, latency = t_tail_out.
+  /// Delivered packets (keep_log(true)): router-to-router hops, latency creation -> tail ejected.
   struct Delivery {
     unsigned src, dst, hops, flits;
     bool nonminimal;
@@ -112,6 +146,8 @@ class Dragonfly {
   };
   void keep_log(bool on) { keep_log_ = on; }
   const std::vector<Delivery>& log() const { return log_; }
+  /// Called for every router-to-router channel a packet takes (tests: VC budget per channel).
+  void set_hop_hook(std::function<void(const DfHop&)> f) { hop_hook_ = std::move(f); }
 
  private:
   struct Endpoint;
@@ -133,10 +169,31 @@ class Dragonfly {
   bool keep_log_ = false;
   std::vector<Delivery> log_;
 
+  std::function<void(const DfHop&)> hop_hook_;
+
+  // Topology tables (build_tables(), at construction): peer of every router port;
+  // per (from group, to group, copy): owner router, its global port, arrival router.
+  struct Link {
+    unsigned owner = 0, port = 0, arrival = 0;
+  };
+  std::vector<Peer> peer_tab_;
+  std::vector<Link> link_tab_;
+  void build_tables();
+  Peer peer_calc(unsigned r, unsigned port) const;
+  unsigned copies_ = 1;  // links_per_pair()
+  const Link& link(unsigned from, unsigned to, unsigned dst) const {
+    const size_t i = static_cast<size_t>(from) * dp_.g + to;
+    return link_tab_[copies_ == 1 ? i : i * copies_ + dst % copies_];
+  }
+  unsigned min_hops(unsigned r, unsigned dst) const;  ///< minimal router-to-router hops from r to endpoint dst
+
   int route(unsigned r, Switch& s, Packet& pk);
+  int route_par(unsigned r, Switch& s, Packet& pk);
+  uint64_t queue_flits(const Switch& s, unsigned port) const;
   unsigned port_toward_group(unsigned r, unsigned tg, unsigned dst) const;
   uint64_t occupancy(const Switch& s, unsigned port) const;
-  void enqueue(unsigned src, unsigned dst, unsigned flits);
+  uint64_t enqueue(unsigned src, unsigned dst, unsigned flits);
+  std::unordered_map<uint64_t, uint64_t> tags_;  // packet id -> offer tag (delivery API)
 };
 
 }  // namespace sw

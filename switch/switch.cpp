@@ -36,6 +36,7 @@ struct Switch::Slot {
   Ps t_elig = 0;   // eligible for scheduling (t_buffered + sched)
   uint32_t cells = 0;
   uint8_t pool = kShared;
+  uint8_t cin = 0;  // ingress class (p.cls is the egress class; they differ when a route hook picks the output VC)
   int32_t next = -1;
 };
 
@@ -334,12 +335,22 @@ void Switch::admit(unsigned i, Packet& pk) {
   ++si.rx_pkts;
   si.rx_bytes += pk.bytes;
   const int e = route_fn_ ? route_fn_(*this, pk) : route(pk.dst_xpu);
+  // A route hook may pick the egress class (output VC): ingress accounting and the
+  // credits toward the upstream stay on c, egress queue and downstream credits use co.
+  const unsigned co = pk.cls;
+  if (co != c) {
+    if (co >= C_ || p_.classes[co].lossless != p_.classes[c].lossless)
+      throw std::logic_error(fmt::format("switch: route hook set packet {} egress cls={} (ingress cls={}; allowed: "
+                                         "0..{} with the same lossless setting)",
+                                         pk.id, co, c, C_ - 1));
+    pk.cls = static_cast<uint8_t>(c);  // drops below are counted on the ingress class
+  }
   if (e < 0 || e >= static_cast<int>(R_)) return drop(pk, DropReason::no_route);
   pk.egress_port = static_cast<int16_t>(e);
   const uint32_t n = p_.cells(pk.bytes);
   const ClassCfg& cc = p_.classes[c];
   Ing& g = ing_[i];
-  const uint32_t ec = static_cast<uint32_t>(e) * C_ + c;
+  const uint32_t ec = static_cast<uint32_t>(e) * C_ + co;
   uint8_t pool = kShared;
 
   if (cc.lossless && p_.fc == FlowControl::cbfc) {
@@ -391,10 +402,12 @@ void Switch::admit(unsigned i, Packet& pk) {
     pool_.emplace_back();
   }
   Slot& s = pool_[si_idx];
+  pk.cls = static_cast<uint8_t>(co);
   s.p = pk;
   s.t_elig = pk.t_buffered + d_sched_;
   s.cells = n;
   s.pool = pool;
+  s.cin = static_cast<uint8_t>(c);
   s.next = -1;
   const size_t q = static_cast<size_t>(ec) * R_ + i;
   if (voq_[q][1] < 0) {
@@ -407,7 +420,7 @@ void Switch::admit(unsigned i, Packet& pk) {
   Egr& eg = egr_[e];
   ++eg.queued;
   set_bit(eg_busy_, static_cast<unsigned>(e));
-  ++eg.qp[c];
+  ++eg.qp[co];
   PortClassStats& se = st_[ec];
   se.q_bytes += pk.bytes;
   se.q_bytes_max = std::max(se.q_bytes_max, se.q_bytes);
@@ -538,6 +551,7 @@ void Switch::schedule(unsigned e) {
   Packet pk = s.p;
   const uint32_t cells = s.cells;
   const uint8_t pool = s.pool;
+  const uint8_t cin = s.cin;
   free_slots_.push_back(sidx);
 
   PortClassStats& se = st_[ec];
@@ -570,7 +584,7 @@ void Switch::schedule(unsigned e) {
   g.wire_free = head + p_.serialization(static_cast<uint64_t>(pk.bytes) + p_.overhead_bytes);
   g.xbar_free = T + static_cast<Ps>(cells) * P_;
   if (g.reading.empty()) rd_due_[e] = head - d_out_ + ser;
-  g.reading.push_back({head - d_out_ + ser, pk.src_port, static_cast<uint8_t>(c), pool, cells});
+  g.reading.push_back({head - d_out_ + ser, pk.src_port, cin, pool, cells});  // frees the ingress class
   set_bit(rd_busy_, e);
 
   if (p_.fc == FlowControl::cbfc && p_.classes[c].lossless) {

@@ -216,6 +216,10 @@ class Switch {
   /// Optional per-packet route hook, called at admission instead of the forwarding
   /// table: returns the egress port (< 0: dropped as no_route) and may update the
   /// packet's route_state. It may read this switch's telemetry (queues, credits).
+  /// It may also set `cls` to the egress class (output VC, same lossless setting):
+  /// the packet's ingress buffer and the credits toward its upstream stay on the
+  /// class it arrived in; egress queue, scheduling, downstream credits and the
+  /// departure use the new class. Unchanged `cls`: ingress class = egress class.
   using RouteFn = std::function<int(Switch&, Packet&)>;
   void set_route_fn(RouteFn fn) { route_fn_ = std::move(fn); }
 

@@ -1,5 +1,5 @@
 // Speed check, run by hand (not a test):
-//   build-df/switch/dragonfly_speed [cycles] [load] [routing minimal|valiant|ugal] [scoreboard 0|1]
+//   build-df/switch/dragonfly_speed [cycles] [load] [routing minimal|valiant|ugal|par] [scoreboard 0|1]
 // The paper's 1,056-endpoint Dragonfly (g=33, a=8, p=4, h=4; local 40, global 500
 // cycles), uniform random 16-flit packets. Prints simulated cycles per wall
 // second and peak resident memory.
@@ -8,7 +8,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 
 #include "switch/dragonfly.hpp"
 
@@ -16,8 +15,10 @@ int main(int argc, char** argv) {
   const uint64_t cycles = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 20000;
   sw::DragonflyParams d;
   d.load = argc > 2 ? std::atof(argv[2]) : 0.3;
-  if (argc > 3 && !std::strcmp(argv[3], "valiant")) d.routing = sw::DfRouting::valiant;
-  if (argc > 3 && !std::strcmp(argv[3], "ugal")) d.routing = sw::DfRouting::ugal;
+  if (argc > 3 && !sw::parse_routing(argv[3], &d.routing)) {
+    fmt::print(stderr, "unknown routing '{}' (allowed: {})\n", argv[3], sw::routing_choices());
+    return 2;
+  }
   d.scoreboard = argc > 4 ? std::atoi(argv[4]) != 0 : true;
   d.min_flits = d.max_flits = 16;
   sw::Dragonfly df(d);

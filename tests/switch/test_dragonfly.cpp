@@ -2,6 +2,8 @@
 // per docs/switch.md "Dragonfly".
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -117,6 +119,44 @@ TEST(DragonflyTopology, MinimalPathsAtMostThreeHopsValiantLonger) {
   EXPECT_GT(vsum / n, msum / n + 1.0);
 }
 
+// path_hops() is a closed form; check it against walking the route hop by hop
+// (minimal in every group: to the owner of the channel toward the target group).
+TEST(DragonflyTopology, PathHopsMatchesWalkingTheRoute) {
+  for (DragonflyParams d : {DragonflyParams{}, small(DfRouting::minimal, 0)}) {
+    d.load = 0;
+    if (d.g == 9) d.h = 4;  // a*h = 16 links per group: 2 parallel channels per group pair
+    Dragonfly df(d);
+    const unsigned copies = df.links_per_pair();
+    auto walk = [&](unsigned r, int inter, unsigned dst) {
+      const unsigned Rd = dst / d.p, Gd = Rd / d.a;
+      unsigned hops = 0;
+      for (;;) {
+        const unsigned G = r / d.a;
+        if (inter >= 0 && G == static_cast<unsigned>(inter)) inter = -1;
+        const unsigned tg = inter >= 0 ? static_cast<unsigned>(inter) : Gd;
+        if (G == tg && r == Rd) return hops;
+        unsigned port;
+        if (G == tg) {
+          port = df.local_port(r, Rd);
+        } else {
+          const auto own = df.global_owner(G, tg, dst % copies);
+          port = own.router == r ? d.p + d.a - 1 + own.port : df.local_port(r, own.router);
+        }
+        r = df.peer(r, port).router;
+        ++hops;
+      }
+    };
+    unsigned n = 0;
+    for (unsigned r = 0; r < d.routers(); r += 3)
+      for (unsigned dst = 0; dst < d.endpoints(); dst += 7)
+        for (int inter : {-1, 0, 2, static_cast<int>(d.g) - 1}) {
+          ASSERT_EQ(df.path_hops(r, inter, dst), walk(r, inter, dst)) << r << " " << inter << " " << dst;
+          ++n;
+        }
+    EXPECT_GT(n, 100u);
+  }
+}
+
 // One packet through an idle fabric: latency = 2 x endpoint channel + router
 // pipeline x (hops + 1) + sum of channel latencies + serialization (flits).
 TEST(DragonflyLatency, ZeroLoadIsSumOfChannelsPlusRouterPipeline) {
@@ -214,6 +254,164 @@ TEST(DragonflyLoad, ValiantLatencyAboveMinimal) {
   run_load(DfRouting::valiant, 0.1, &v, &c2, &d2);
   EXPECT_TRUE(c1 && d1 && c2 && d2);
   EXPECT_GT(v.lat_mean, m.lat_mean + 400);  // about one extra global channel (500) on 7/8 of packets
+}
+
+// ------------------------------------------------------------------ PAR-6/2
+
+namespace par {
+
+// Rank of (channel, VC) in the PAR-6/2 ladder l0 < l1 < g0 < l2 < l3 < g1 < l4 < l5
+// (docs/switch.md "Dragonfly", VC assignment): every hop must climb it.
+int rank(bool global, unsigned vc) { return global ? 3 * static_cast<int>(vc) + 2 : static_cast<int>(vc + vc / 2); }
+
+struct HopCheck {
+  std::map<uint64_t, int> last_rank;
+  unsigned local_vc_max = 0, global_vc_max = 0, hops_max = 0, bad_order = 0, bad_budget = 0;
+  uint64_t hops = 0;
+  void attach(Dragonfly& df) {
+    df.set_hop_hook([this](const sw::DfHop& h) {
+      ++hops;
+      hops_max = std::max(hops_max, h.hop);
+      if (h.global) {
+        global_vc_max = std::max(global_vc_max, h.vc);
+        bad_budget += h.vc >= 2;
+      } else {
+        local_vc_max = std::max(local_vc_max, h.vc);
+        bad_budget += h.vc >= 6;
+      }
+      const int r = rank(h.global, h.vc);
+      auto it = last_rank.find(h.id);
+      if (it != last_rank.end() && r <= it->second) ++bad_order;
+      last_rank[h.id] = r;
+    });
+  }
+};
+
+struct Run {
+  DfStats s;
+  bool drained = false, clean = false;
+};
+
+Run run(DragonflyParams d, uint64_t warm, uint64_t window, HopCheck* hc = nullptr, uint64_t drain = 50000) {
+  Dragonfly df(d);
+  if (hc) hc->attach(df);
+  df.run(warm);
+  df.reset_stats();
+  df.run(window);
+  Run r;
+  r.s = df.stats();
+  if (drain) {
+    r.drained = df.drain(drain);
+    r.clean = df.scoreboard().finish().clean() && df.scoreboard().counts().matched > 0;
+  }
+  return r;
+}
+
+}  // namespace par
+
+TEST(DragonflyPar, NameParsesEverywhere) {
+  EXPECT_STREQ(sw::to_string(DfRouting::par), "par");
+  DfRouting r = DfRouting::minimal;
+  EXPECT_TRUE(sw::parse_routing("par", &r));
+  EXPECT_EQ(r, DfRouting::par);
+  EXPECT_TRUE(sw::parse_routing("ugal", &r));
+  EXPECT_EQ(r, DfRouting::ugal);
+  EXPECT_TRUE(sw::parse_routing("ugal-l", &r));
+  EXPECT_FALSE(sw::parse_routing("par62", &r));
+  DragonflyParams d = small(DfRouting::par, 0.1);
+  EXPECT_EQ(d.validate(), "");
+  d.g = 2;
+  d.a = 1;
+  d.h = 1;
+  EXPECT_EQ(d.validate(), "routing=par needs g >= 3 (an intermediate group), got g=2");
+}
+
+// Idle fabric: every queue is empty, so PAR never diverts and a packet has the
+// minimal path's zero-load latency (same formula as minimal routing).
+TEST(DragonflyPar, ZeroLoadIsMinimal) {
+  DragonflyParams d;
+  d.load = 0;
+  d.routing = DfRouting::par;
+  Dragonfly df(d);
+  df.keep_log(true);
+  df.offer(0, (5 * 8 + 0) * 4, 16);  // l g l
+  ASSERT_TRUE(df.drain(5000));
+  ASSERT_EQ(df.log().size(), 1u);
+  EXPECT_FALSE(df.log()[0].nonminimal);
+  EXPECT_EQ(df.log()[0].hops, 3u);
+  EXPECT_EQ(df.log()[0].latency, 2 * d.endpoint_cycles + 2 * d.local_cycles + d.global_cycles + 16);
+}
+
+// 0.3 uniform on the reduced fabric: exactly once, no drops, no deadlock, accepted =
+// offered; paths within the derived bound (6 hops: l l g l g l) and every hop on a
+// VC of its channel's budget (6 local, 2 global), climbing the ladder.
+TEST(DragonflyPar, DeliversEverythingOnceAt03WithinHopAndVcBudget) {
+  par::HopCheck hc;
+  const par::Run r = par::run(small(DfRouting::par, 0.3), 3000, 15000, &hc);
+  EXPECT_TRUE(r.drained);
+  EXPECT_TRUE(r.clean);
+  EXPECT_EQ(r.s.drops, 0u);
+  EXPECT_NEAR(r.s.offered_rate, 0.3, 0.02);
+  EXPECT_NEAR(r.s.accepted_rate, r.s.offered_rate, 0.02 * r.s.offered_rate);
+  EXPECT_LE(r.s.hops_max, 6u);
+  EXPECT_LT(r.s.nonminimal_share, 0.3);  // uniform: mostly minimal
+  EXPECT_GT(hc.hops, 0u);
+  EXPECT_EQ(hc.bad_budget, 0u);
+  EXPECT_EQ(hc.bad_order, 0u);
+  EXPECT_LE(hc.local_vc_max, 5u);
+  EXPECT_LE(hc.global_vc_max, 1u);
+  EXPECT_LE(hc.hops_max, 6u);
+  std::printf("par 0.3: offered %.4f accepted %.4f lat mean %.1f p99 %.1f hops %u..%u nonmin %.3f\n",
+              r.s.offered_rate, r.s.accepted_rate, r.s.lat_mean, r.s.lat_p99, r.s.hops_min, r.s.hops_max,
+              r.s.nonminimal_share);
+}
+
+TEST(DragonflyPar, LowLoadTakesMinimalPaths) {
+  const par::Run r = par::run(small(DfRouting::par, 0.05), 2000, 10000, nullptr, 20000);
+  EXPECT_TRUE(r.drained && r.clean);
+  EXPECT_LT(r.s.nonminimal_share, 0.02);
+  std::printf("par 0.05: nonmin %.4f lat mean %.1f\n", r.s.nonminimal_share, r.s.lat_mean);
+}
+
+// Adversarial group shift (group i -> group i+1): minimal routing funnels a whole
+// group into one global channel (1 flit/cycle for a*p = 8 endpoints: <= 0.125 each);
+// UGAL-L and PAR spread it over intermediate groups. PAR's re-evaluation at the
+// owner of the congested channel takes the longest path, l l g l g l, and stays on the ladder.
+TEST(DragonflyPar, AdversarialShiftAcceptsMoreThanMinimal) {
+  std::map<DfRouting, par::Run> res;
+  par::HopCheck hc;
+  for (DfRouting rt : {DfRouting::minimal, DfRouting::ugal, DfRouting::par}) {
+    DragonflyParams d = small(rt, 0.4);
+    d.traffic = sw::DfTraffic::shift;
+    res[rt] = par::run(d, 3000, 10000, rt == DfRouting::par ? &hc : nullptr, 0);
+    const DfStats& s = res[rt].s;
+    EXPECT_EQ(s.drops, 0u) << sw::to_string(rt);
+    std::printf("shift 0.4 %s: offered %.4f accepted %.4f lat mean %.1f hops %u..%u nonmin %.3f\n", sw::to_string(rt),
+                s.offered_rate, s.accepted_rate, s.lat_mean, s.hops_min, s.hops_max, s.nonminimal_share);
+  }
+  const double m = res[DfRouting::minimal].s.accepted_rate;
+  EXPECT_LT(m, 0.13);  // one global channel per group pair
+  EXPECT_GT(res[DfRouting::ugal].s.accepted_rate, 2.5 * m);  // measured 3.1x (0.391 vs 0.125)
+  EXPECT_GT(res[DfRouting::par].s.accepted_rate, 2.5 * m);   // measured 3.2x (0.398)
+  EXPECT_GT(res[DfRouting::par].s.nonminimal_share, 0.5);
+  EXPECT_EQ(res[DfRouting::par].s.hops_max, 6u);  // the bound is reached
+  EXPECT_EQ(hc.bad_budget, 0u);
+  EXPECT_EQ(hc.bad_order, 0u);
+  EXPECT_LE(hc.local_vc_max, 5u);
+  EXPECT_LE(hc.global_vc_max, 1u);
+}
+
+// The hop-count VCs of the other routings: the VC of hop k is k (1-based).
+TEST(DragonflyPar, HopCountVcsOfUgalUnchanged) {
+  Dragonfly df(small(DfRouting::ugal, 0.3));
+  unsigned bad = 0, n = 0;
+  df.set_hop_hook([&](const sw::DfHop& h) {
+    ++n;
+    bad += h.vc != h.hop;
+  });
+  df.run(3000);
+  EXPECT_GT(n, 0u);
+  EXPECT_EQ(bad, 0u);
 }
 
 }  // namespace

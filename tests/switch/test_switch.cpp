@@ -196,6 +196,52 @@ TEST(SwitchLatency, UnroutedPacketIsDroppedAndCounted) {
   EXPECT_EQ(s.lossless_drops(), 0u);
 }
 
+// A route hook may pick the egress class (output VC, as the Dragonfly's PAR-6/2 does):
+// the packet leaves on the new class and takes its downstream credits, while its
+// ingress buffer and the credits returned upstream stay on the class it arrived in.
+TEST(SwitchRouteHook, EgressClassChosenByHookKeepsIngressAccountingOnArrivalClass) {
+  Params p;  // CBFC, classes 0 and 1 lossless
+  Switch s(p);
+  s.set_route_fn([](Switch&, Packet& pk) {
+    pk.cls = 1;
+    return 7;
+  });
+  Packet pk;
+  pk.id = 1;
+  pk.dst_xpu = 5;
+  pk.bytes = 1024;  // 8 cells
+  pk.cls = 0;
+  s.inject(3, pk);
+  const uint32_t avail0 = s.egress_avail_credits(7, 0), avail1 = s.egress_avail_credits(7, 1);
+  std::vector<Packet> out;
+  std::vector<unsigned> credit_cls;
+  while (s.now() < 2000 * kNs) {
+    s.tick();
+    for (const Packet& d : s.departures()) out.push_back(d);
+    for (const sw::FcMsg& m : s.fc_out())
+      if (m.kind == sw::FcMsg::Kind::credit && m.port == 3) credit_cls.push_back(m.cls);
+  }
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].cls, 1u);
+  EXPECT_EQ(out[0].egress_port, 7);
+  EXPECT_EQ(s.stats(3, 0).rx_pkts, 1u);
+  EXPECT_EQ(s.stats(7, 1).tx_pkts, 1u);
+  EXPECT_EQ(s.stats(7, 0).tx_pkts, 0u);
+  EXPECT_EQ(s.stats(3, 0).ing_cells, 0u);  // freed on the arrival class
+  EXPECT_EQ(s.egress_avail_credits(7, 0), avail0);
+  EXPECT_EQ(s.egress_avail_credits(7, 1), avail1 - 8);  // no credits come back from downstream here
+  ASSERT_FALSE(credit_cls.empty());
+  for (unsigned c : credit_cls) EXPECT_EQ(c, 0u);
+  // a class that does not exist is a bug in the hook
+  Switch t(p);
+  t.set_route_fn([](Switch&, Packet& q) {
+    q.cls = 5;
+    return 7;
+  });
+  t.inject(3, pk);
+  EXPECT_THROW(t.run_until(1000 * kNs), std::logic_error);
+}
+
 // ------------------------------------------------------------------ throughput
 
 TEST(SwitchThroughput, OnePortToOnePortReachesLineRate) {
