@@ -13,6 +13,8 @@ REQUIRED=(
   libgtest-dev googletest   # GoogleTest
   libcli11-dev              # CLI11 command-line parser
   nlohmann-json3-dev        # JSON
+  gnuplot-nox               # plots of `cosim reproduce ordering`
+  yosys                     # `make area`: synthesis of the SUE NIC RTL (scripts/area.sh)
 )
 OPTIONAL=(gtkwave)          # to look at the waves; never needed by the build or tests
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/rng.hpp"
+#include "uet/fabric.hpp"
 #include "uet/packet.hpp"
 
 namespace uet {
@@ -38,21 +39,21 @@ struct NetParams {
   unsigned flits_of(const Packet& p) const { return p.is_data() ? flits : ctrl_flits; }
 };
 
-class Network {
+class Network final : public Fabric {
  public:
   enum class Event { Sent, Dropped, Duplicated, Delivered };
   Network(const NetParams& p, unsigned endpoints, uint64_t seed);
 
   /// The endpoint's link into the network is free this cycle.
-  bool can_send(uint32_t ep, uint64_t now) const { return egress_free_.at(ep) <= now; }
+  bool can_send(uint32_t ep, uint64_t now) const override { return egress_free_.at(ep) <= now; }
   /// Put a packet on `p.src`'s link (it starts when the link is free).
-  void send(const Packet& p, uint64_t now);
+  void send(const Packet& p, uint64_t now) override;
   /// Move packets that left the network onto their destination links; call once per cycle first.
-  void advance(uint64_t now);
+  void advance(uint64_t now) override;
   /// Next packet fully received by endpoint `ep` by `now`.
-  bool poll(uint32_t ep, uint64_t now, Packet& out);
+  bool poll(uint32_t ep, uint64_t now, Packet& out) override;
   /// Packets anywhere in the network or on a link.
-  std::size_t in_flight() const;
+  std::size_t in_flight() const override;
 
   // Hooks for directed tests (optional).
   std::function<bool(const Packet&)> drop_hook;         ///< true: drop this packet
@@ -60,11 +61,9 @@ class Network {
   std::function<bool(const Packet&)> dup_hook;          ///< true: duplicate this REQ
   std::function<void(uint64_t now, const Packet&, Event)> observer;
 
-  struct Stats {
-    std::array<uint64_t, kNumPktTypes> sent{}, dropped{}, delivered{};
-    uint64_t duplicated = 0, expired = 0;
-  };
-  const Stats& stats() const { return st_; }
+  using Stats = FabricStats;
+  const Stats& stats() const override { return st_; }
+  uint64_t lifetime() const override { return p_.lifetime; }
   const NetParams& params() const { return p_; }
 
  private:

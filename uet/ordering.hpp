@@ -2,7 +2,7 @@
 // ordered transfers in slow and fast mode with speculative connections and
 // FIN/FIN-ACK, fallback to slow mode, NACK and resend, exactly-once delivery with
 // a replay buffer, synchronized transfers; plus a system that wires sources and
-// targets over a Network with a workload and an end-to-end checker.
+// targets over a Fabric (uet/fabric.hpp) with a workload and an end-to-end checker.
 // Plain C++, cycle-driven (one cycle = 1 ns). Behaviour: docs/ordering.md.
 #pragma once
 
@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "uet/fabric.hpp"
 #include "uet/network.hpp"
 #include "uet/packet.hpp"
 #include "uet/reorder.hpp"
@@ -76,7 +77,7 @@ class SourceEndpoint {
  public:
   /// `lifetime`: the network's packet lifetime (after a timeout resend, the FIN and the switch
   /// to connectionless slow mode wait until every copy has left the network).
-  SourceEndpoint(uint32_t id, const SourceParams& p, unsigned seq_bits, uint64_t lifetime, Network& net);
+  SourceEndpoint(uint32_t id, const SourceParams& p, unsigned seq_bits, uint64_t lifetime, Fabric& net);
   uint32_t id() const { return id_; }
   /// Queue a transfer (started in order, up to max_active at once).
   void submit(const Transfer& t);
@@ -138,7 +139,7 @@ class SourceEndpoint {
   SourceParams p_;
   uint32_t seq_mask_;
   uint64_t lifetime_;
-  Network& net_;
+  Fabric& net_;
   std::deque<Transfer> queue_;
   std::map<uint64_t, Tx> active_;
   std::unordered_map<uint32_t, std::pair<uint64_t, unsigned>> by_token_;
@@ -175,7 +176,7 @@ struct TargetStats {
 
 class TargetEndpoint {
  public:
-  TargetEndpoint(uint32_t id, const TargetParams& p, std::unique_ptr<ReorderBuffer> rob, Network& net);
+  TargetEndpoint(uint32_t id, const TargetParams& p, std::unique_ptr<ReorderBuffer> rob, Fabric& net);
   uint32_t id() const { return id_; }
   void cycle(uint64_t now);
   bool idle() const;
@@ -226,7 +227,7 @@ class TargetEndpoint {
   uint32_t id_;
   TargetParams p_;
   std::unique_ptr<ReorderBuffer> rob_;
-  Network& net_;
+  Fabric& net_;
   uint32_t seq_mask_, half_;
   std::deque<Packet> in_q_, out_q_;
   std::deque<MemOp> mem_q_;
@@ -279,8 +280,11 @@ struct Report {
 class OrderingSystem {
  public:
   using RobFactory = std::function<std::unique_ptr<ReorderBuffer>(unsigned target, const rob::Params&)>;
+  /// The fabric between the endpoints (endpoint ids 0..sources+targets-1); nullptr: a
+  /// uet::Network of params().net.
+  using FabricFactory = std::function<std::unique_ptr<Fabric>(const SystemParams&)>;
   /// Throws std::invalid_argument with validate()'s line on bad params.
-  explicit OrderingSystem(const SystemParams& p, RobFactory make_rob = nullptr);
+  explicit OrderingSystem(const SystemParams& p, RobFactory make_rob = nullptr, FabricFactory make_fabric = nullptr);
 
   /// Add a transfer of `len` REQs from source `s` to target `t` (indices); returns its id.
   uint64_t add_transfer(unsigned s, unsigned t, XferKind kind, bool fast, bool eod, unsigned len);
@@ -296,7 +300,9 @@ class OrderingSystem {
   uint64_t now() const { return now_; }
   SourceEndpoint& source(unsigned i) { return *src_.at(i); }
   TargetEndpoint& target(unsigned i) { return *tgt_.at(i); }
-  Network& network() { return *net_; }
+  /// The uet::Network (throws std::logic_error when the fabric is another one).
+  Network& network();
+  Fabric& fabric() { return *net_; }
   const SystemParams& params() const { return p_; }
   uint32_t source_id(unsigned i) const { return i; }
   uint32_t target_id(unsigned i) const { return p_.sources + i; }
@@ -331,7 +337,7 @@ class OrderingSystem {
   void on_exec(unsigned target, const Packet& p, uint64_t result, uint64_t now, bool via_conn);
 
   SystemParams p_;
-  std::unique_ptr<Network> net_;
+  std::unique_ptr<Fabric> net_;
   std::vector<std::unique_ptr<SourceEndpoint>> src_;
   std::vector<std::unique_ptr<TargetEndpoint>> tgt_;
   core::Rng rng_;

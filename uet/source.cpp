@@ -22,7 +22,7 @@ std::string SourceParams::validate() const {
   return "";
 }
 
-SourceEndpoint::SourceEndpoint(uint32_t id, const SourceParams& p, unsigned seq_bits, uint64_t lifetime, Network& net)
+SourceEndpoint::SourceEndpoint(uint32_t id, const SourceParams& p, unsigned seq_bits, uint64_t lifetime, Fabric& net)
     : id_(id), p_(p), seq_mask_((1u << seq_bits) - 1), lifetime_(lifetime), net_(net), cid_used_(p.num_cids, false), cids_free_(p.num_cids) {
   const std::string e = p_.validate();
   if (!e.empty()) throw std::invalid_argument(e);

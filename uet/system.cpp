@@ -63,13 +63,18 @@ std::string Report::summary() const {
   return s;
 }
 
-OrderingSystem::OrderingSystem(const SystemParams& p, RobFactory make_rob) : p_(p), rng_(p.seed, "uet.workload") {
+OrderingSystem::OrderingSystem(const SystemParams& p, RobFactory make_rob, FabricFactory make_fabric)
+    : p_(p), rng_(p.seed, "uet.workload") {
   const std::string e = p_.validate();
   if (!e.empty()) throw std::invalid_argument(e);
-  net_ = std::make_unique<Network>(p_.net, p_.sources + p_.targets, p_.seed);
+  if (make_fabric)
+    net_ = make_fabric(p_);
+  else
+    net_ = std::make_unique<Network>(p_.net, p_.sources + p_.targets, p_.seed);
+  if (!net_) throw std::invalid_argument("OrderingSystem: the fabric factory returned no fabric");
   for (unsigned s = 0; s < p_.sources; ++s) {
     src_.push_back(
-        std::make_unique<SourceEndpoint>(source_id(s), p_.src, p_.tgt.rob.seq_bits, p_.net.lifetime, *net_));
+        std::make_unique<SourceEndpoint>(source_id(s), p_.src, p_.tgt.rob.seq_bits, net_->lifetime(), *net_));
     src_.back()->on_ack = [this](const Transfer& t, unsigned i, uint64_t result, uint64_t now) {
       acks_.push_back({now, t.id, i});
       Xf& x = xf_.at(t.id);
@@ -98,6 +103,12 @@ OrderingSystem::OrderingSystem(const SystemParams& p, RobFactory make_rob) : p_(
       on_exec(t, pk, result, now, via);
     };
   }
+}
+
+Network& OrderingSystem::network() {
+  auto* n = dynamic_cast<Network*>(net_.get());
+  if (!n) throw std::logic_error("OrderingSystem::network(): the fabric is not a uet::Network");
+  return *n;
 }
 
 void OrderingSystem::error(const std::string& e) { errors_.push_back(fmt::format("cycle {}: {}", now_, e)); }

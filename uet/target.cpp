@@ -21,7 +21,7 @@ std::string TargetParams::validate() const {
   return "";
 }
 
-TargetEndpoint::TargetEndpoint(uint32_t id, const TargetParams& p, std::unique_ptr<ReorderBuffer> rob, Network& net)
+TargetEndpoint::TargetEndpoint(uint32_t id, const TargetParams& p, std::unique_ptr<ReorderBuffer> rob, Fabric& net)
     : id_(id), p_(p), rob_(std::move(rob)), net_(net) {
   const std::string e = p_.validate();
   if (!e.empty()) throw std::invalid_argument(e);

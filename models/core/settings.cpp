@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <regex>
 
 namespace core {
 
@@ -26,6 +27,7 @@ std::string SettingSpec::allowed() const {
       for (size_t i = 0; i < choices.size(); ++i) out += (i ? "|" : "") + choices[i];
       return out;
     }
+    case Kind::Text: return pattern_doc;
   }
   return "";
 }
@@ -63,6 +65,14 @@ Schema& Schema::add_choice(const std::string& key, const std::string& def, const
                            const std::string& help) {
   SettingSpec s;
   s.key = key, s.kind = SettingSpec::Kind::Choice, s.def = def, s.choices = choices, s.help = help;
+  add(std::move(s));
+  return *this;
+}
+
+Schema& Schema::add_text(const std::string& key, const std::string& def, const std::string& pattern,
+                         const std::string& doc, const std::string& help) {
+  SettingSpec s;
+  s.key = key, s.kind = SettingSpec::Kind::Text, s.def = def, s.pattern = pattern, s.pattern_doc = doc, s.help = help;
   add(std::move(s));
   return *this;
 }
@@ -120,6 +130,10 @@ std::string Settings::canonical(const SettingSpec& s, const std::string& value, 
     }
     case SettingSpec::Kind::Choice: {
       if (std::find(s.choices.begin(), s.choices.end(), value) == s.choices.end()) throw bad("not a choice");
+      return value;
+    }
+    case SettingSpec::Kind::Text: {
+      if (!std::regex_match(value, std::regex(s.pattern))) throw bad("not of an allowed form");
       return value;
     }
   }
@@ -186,6 +200,7 @@ nlohmann::json Settings::to_json() const {
       case SettingSpec::Kind::Real: j[s.key] = std::strtod(v.c_str(), nullptr); break;
       case SettingSpec::Kind::Bool: j[s.key] = (v == "true"); break;
       case SettingSpec::Kind::Choice: j[s.key] = v; break;
+      case SettingSpec::Kind::Text: j[s.key] = v; break;
     }
   }
   return j;

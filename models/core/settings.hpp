@@ -18,15 +18,17 @@ class UsageError : public std::runtime_error {
 };
 
 struct SettingSpec {
-  enum class Kind { Int, Real, Bool, Choice };
+  enum class Kind { Int, Real, Bool, Choice, Text };
   std::string key;
   Kind kind = Kind::Int;
   std::string def;  ///< default, as text
   int64_t imin = 0, imax = 0;
   double rmin = 0, rmax = 0;
   std::vector<std::string> choices;
+  std::string pattern;      ///< Text: ECMAScript regex the whole value must match
+  std::string pattern_doc;  ///< Text: the allowed values in words, e.g. "none|P@cycle"
   std::string help;
-  /// "1..32", "0.05..1", "true|false", "rtl|model"
+  /// "1..32", "0.05..1", "true|false", "rtl|model", or a Text's pattern_doc
   std::string allowed() const;
 };
 
@@ -37,6 +39,9 @@ class Schema {
   Schema& add_bool(const std::string& key, bool def, const std::string& help);
   Schema& add_choice(const std::string& key, const std::string& def, const std::vector<std::string>& choices,
                      const std::string& help);
+  /// Free text that must match `pattern` (whole value); `doc` names the allowed forms in errors.
+  Schema& add_text(const std::string& key, const std::string& def, const std::string& pattern, const std::string& doc,
+                   const std::string& help);
   const SettingSpec* find(const std::string& key) const;
   const std::vector<SettingSpec>& specs() const { return specs_; }
   std::string keys() const;  ///< "a, b, c"

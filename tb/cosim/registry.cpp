@@ -2,10 +2,14 @@
 // added here (see README, "Add a block").
 #include "cbfc/cbfc_tb.hpp"
 #include "common/testbench.hpp"
+#include "dragonfly/dragonfly_tb.hpp"
 #include "llr/llr_tb.hpp"
 #include "rob/rob_tb.hpp"
 #include "switch/switch_tb.hpp"
 #include "ordering/ordering_tb.hpp"
+#ifdef COSIM_WITH_SUE
+#include "sue/sue_tb.hpp"
+#endif
 
 namespace tb {
 
@@ -17,6 +21,10 @@ const std::vector<Testbench>& testbenches() {
       rob_tb::stream_testbench(),
       switch_tb::incast_testbench(),
       ordering_tb::testbench(),
+      dragonfly_tb::testbench(),
+#ifdef COSIM_WITH_SUE
+      sue_tb::system_testbench(),
+#endif
   };
   return all;
 }

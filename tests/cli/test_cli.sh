@@ -50,7 +50,39 @@ expect_usage "switch fan_in too big for radix" "'fan_in'=40 needs fan_in\+2=42 p
 expect_usage "switch bad fc" "'fc'.*'xon' is not a choice.*allowed: cbfc\|pfc" -- run switch_incast --set fc=xon
 expect_usage "switch victim class" "'victim_class'=3 is not a class of classes=2 .allowed: 0\.\.1" -- \
   run switch_incast --set victim_class=3
+# sue_system (built with the SUE RTL): bad settings are one line, exit 2, nothing simulated
+if "$COSIM" list | grep -q "^ sue_system"; then
+  expect_usage "sue bad sue_config" "'sue_config'.*'s3' is not a choice .allowed: s1\|s2\|s4\|lite" -- \
+    run sue_system --set sue_config=s3
+  expect_usage "sue strict + fail_port" "'fail_port'=1@2000 needs mode=unordered" -- \
+    run sue_system --set sue_config=s2 --set fail_port=1@2000
+  expect_usage "sue bad fail_port" "'fail_port'.*'x@3' is not of an allowed form .allowed: none\|P@cycle" -- \
+    run sue_system --set fail_port=x@3
+  expect_usage "sue fail_port on one port" "'fail_port'=0@2000 needs a second port" -- \
+    run sue_system --set mode=unordered --set fail_port=0@2000
+  expect_usage "sue bad load" "'load'.*'1.5' is out of range .allowed: 0\.01\.\.1" -- run sue_system --set load=1.5
+  expect_usage "sue too many nodes" "'nodes'=6 needs 5 peers but sue_config=s1 has NumPeers=4 .allowed: 2\.\.5" -- \
+    run sue_system --set nodes=6
+  expect_usage "sue lite rcrc" "'rcrc_corrupt'=0.01 needs the R-CRC" -- run sue_system --set sue_config=lite --set rcrc_corrupt=0.01
+  expect_usage "sue cable needs 2 nodes" "'topology'=cable joins exactly 2 nodes" -- \
+    run sue_system --set topology=cable --set nodes=3
+  expect_usage "sue dlen above MaxData" "'dlen_max'=300 exceeds MaxData=256" -- run sue_system --set dlen_max=300
+  # a short run passes and reproduces bit for bit
+  "$COSIM" run sue_system --seed 5 --cycles 3000 --set drop_prob=0.01 --json sue_a.json >sue_a.txt
+  rc=$?
+  [ $rc -eq 0 ] && grep -q "RESULT: PASS" sue_a.txt && ok || bad "sue_system run exit $rc: $(tail -3 sue_a.txt)"
+  "$COSIM" run sue_system --seed 5 --cycles 3000 --set drop_prob=0.01 --json sue_b.json >sue_b.txt
+  cmp -s sue_a.json sue_b.json && cmp -s sue_a.txt sue_b.txt && ok || bad "sue_system: same seed, different run"
+  python3 -c "import json; j=json.load(open('sue_a.json')); assert j['pass'] and j['scoreboard']['lost']==0 and j['scoreboard']['matched']>0" \
+    && ok || bad "sue_system json content"
+fi
+
 expect_usage "unknown bench" "unknown benchmark 'warp'.*allowed: cbfc" -- bench warp
+expect_usage "dragonfly bad routing" "'routing'.*'ugal-g' is not a choice.*allowed: minimal\|valiant\|ugal\|par" -- \
+  run dragonfly --set routing=ugal-g
+expect_usage "dragonfly bench bad routing" "'routing'.*'nope' is not a choice" -- bench dragonfly --set routing=nope
+expect_usage "dragonfly bad topology" "setting g=20 not allowed with a\*h=32 global links per group" -- \
+  run dragonfly --set g=20
 expect_usage "missing testbench" "testbench is required|required" -- run
 
 # --help everywhere, exit 0
@@ -103,6 +135,20 @@ expect_usage "waves-from without waves" "--waves-from needs --waves" -- run cbfc
 
 # bench prints the overhead as its last line
 "$COSIM" bench cbfc --cycles 20000 >bench.txt && tail -1 bench.txt | grep -Eq "^systemc_overhead [0-9]+\.[0-9]+$" && ok || bad "bench: $(tail -2 bench.txt)"
+
+# dragonfly: a quick bench (reduced fabric) and a PAR run; the full-size figures are in docs/switch.md
+DF="--set g=9 --set a=4 --set p=2 --set h=2 --set warmup_cycles=500"
+"$COSIM" bench dragonfly --cycles 1000 $DF --json dfb.json >dfb.txt
+rc=$?
+[ $rc -eq 0 ] && tail -1 dfb.txt | grep -Eq "^systemc_overhead [0-9]+\.[0-9]+$" && ok || bad "bench dragonfly: exit $rc, $(tail -2 dfb.txt)"
+for r in minimal ugal-l par; do grep -Eq "^ $r +[0-9]+ +[0-9]+ +[0-9.e+]+ +[0-9.]+ +0\.[0-9]{4} / 0\.[0-9]{4}" dfb.txt && ok || bad "bench dragonfly: no $r row"; done
+python3 -c "import json; j=json.load(open('dfb.json')); r=j['routings']; assert set(r)=={'minimal','ugal-l','par'} and all(x['cycles_per_s']>0 and x['drops']==0 for x in r.values()) and j['identical_results']" \
+  && ok || bad "bench dragonfly json"
+"$COSIM" run dragonfly --cycles 2000 $DF --set routing=par --set traffic=shift --set load=0.2 --json df.json >df.txt
+rc=$?
+[ $rc -eq 0 ] && grep -q "RESULT: PASS" df.txt && ok || bad "run dragonfly par: exit $rc, $(tail -3 df.txt)"
+python3 -c "import json; j=json.load(open('df.json')); assert j['routing']=='par' and j['scoreboard']['lost']==0 and j['drained'] and j['hops']['max']<=6" \
+  && ok || bad "run dragonfly json"
 
 # cosim pdu: SUE frames. Bad input is one line naming it and the allowed values, exit 2.
 expect_usage "pdu no command" "cosim pdu needs a command .allowed: encode, decode" -- pdu
@@ -157,10 +203,10 @@ expect_usage "budget unknown option" "unexpected argument '--frob' for 'cosim bu
 "$COSIM" budget --json budget.json --report budget.md >budget.txt 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok || bad "budget exit $rc"
-for re in '^ SUE TX \(sender NIC\) +65\.76 +100\.00 +PASS +parameter, not measured' \
+for re in '^ SUE TX \(sender NIC\) +28\.88 +100\.00 +PASS +parameter, not measured' \
   '^ link NIC -> switch +9\.20 +9\.20 +PASS +measured' '^ switch \(port to port\) +250\.00 +250\.00 +PASS +measured' \
-  '^ SUE RX \(receiver NIC\) +90\.00 +100\.00 +PASS' '^ total one way +424\.16 +468\.40 +PASS' \
-  '^ round trip +846\.40 +2000\.00 +PASS' '^ 10 m smf +49\.60 +549\.20 +549\.20 +yes' '^ 5 m twinax +23\.00 +496\.00 +unreadable' \
+  '^ SUE RX \(receiver NIC\) +63\.12 +100\.00 +PASS' '^ total one way +360\.41 +468\.40 +PASS' \
+  '^ round trip +718\.90 +2000\.00 +PASS' '^ 10 m smf +49\.60 +549\.20 +549\.20 +yes' '^ 5 m twinax +23\.00 +496\.00 +unreadable' \
   '^RESULT: PASS'; do
   grep -Eq -- "$re" budget.txt && ok || bad "budget: no line /$re/"
 done
@@ -173,6 +219,18 @@ rc=$?
 [ $rc -eq 1 ] && ok || bad "budget over budget exit $rc, want 1"
 grep -Eq '^ switch \(port to port\) +270\.00 +250\.00 +FAIL' budget_fail.txt && grep -q "^RESULT: FAIL" budget_fail.txt \
   && ok || bad "budget over budget: no FAIL line"
+
+# cosim reproduce ordering: bad options are one line naming the value and the allowed ones, exit 2.
+expect_usage "reproduce bad experiment" "--exp '13' is not an experiment .allowed: 8a\|8b\|9\|10\|11\|12\|all" -- \
+  reproduce ordering --exp 13
+expect_usage "reproduce bad experiment in a list" "--exp '7' is not an experiment" -- reproduce ordering --exp 8a,7
+expect_usage "reproduce unknown paper" "unknown reproduction 'paper' .allowed: ordering" -- reproduce paper
+expect_usage "reproduce bad routing" "--routing 'adaptive' is not a routing .allowed: minimal\|valiant\|ugal-l" -- \
+  reproduce ordering --routing adaptive
+expect_usage "reproduce bad seed" "--seed 'x' is not a number" -- reproduce ordering --seed x
+expect_usage "reproduce unknown option" "unexpected argument '--frob' for 'cosim reproduce'.*--exp, --quick, --out" -- \
+  reproduce ordering --frob
+expect_usage "reproduce what missing" "reproduction is required" -- reproduce
 
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
