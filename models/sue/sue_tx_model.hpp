@@ -1,0 +1,204 @@
+// Cycle-exact C++ twin of rtl/sue/sue_tx.sv: the transmit side of one SUE
+// node (XPU ingress and credits, packing, scheduler, PSNs, descriptors,
+// go-back-N, ACK/NACK piggyback, failover, frame builders). The behaviour is
+// docs/sue.md "Transport", sections "XPU transmit interface", "Network side",
+// "Feedback", "sue_tx: state", "sue_tx: one rising edge", "sue_tx: ports",
+// "Failover", "SUE Lite profile"; this code is that text in C++.
+// Plain C++, no SystemC. Every field of TxIn / TxOut mirrors one RTL port.
+//
+// Representation of wide ports (the lockstep wrapper tb/sue/sue_tx_block.cpp
+// converts):
+//  * byte vectors are arrays of bytes in wire order: tx_control[k] is control
+//    byte k = tx_control_i[143-8k -: 8]; tx_data[j] is data byte j of the beat
+//    = tx_data_i[DataW-1-8j -: 8] (only DB = DataW/8 bytes used, the rest
+//    ignored); mac_tx_data[p][k] is frame byte k of the beat =
+//    mac_tx_data_o[p*256 + 255-8k -: 8] (bytes beyond nbytes are 0);
+//  * one-bit-per-index vectors (credit_ok_i, port_up_i, mac_tx_valid_o, ...)
+//    are bit masks, bit idx = index idx (packed vectors, index 0 in the LSBs);
+//  * per-port arrays have kMaxPorts entries, entries >= NumPorts are 0;
+//  * per-queue (NQ) and per-connection (NC) vectors have exactly NQ / NC
+//    entries, q = i*4 + v, c = (p*NumPeers + i)*4 + v.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sue/sue_feedback.hpp"
+
+namespace sue {
+
+/// RTL parameters of sue_tx (docs/sue.md "Parameters"; the same list as sue_rx).
+struct TxParams {
+  unsigned profile = 0;         ///< Profile: 0 SUE, 1 SUE Lite
+  unsigned num_ports = 1;       ///< NumPorts: 1, 2, 4
+  unsigned num_peers = 4;       ///< NumPeers: 1..16
+  unsigned data_w = 256;        ///< DataW: 128, 256, 512
+  unsigned max_data = 256;      ///< MaxData: 1..min(16*DB, MaxPack-20)
+  unsigned max_pack = 4096;     ///< MaxPack: 20+MaxData..4096 (SUE) / 1024 (Lite)
+  unsigned qdepth = 32;         ///< QDepth: power of 2, 2..256
+  unsigned window = 8;          ///< Window: power of 2, 1..256
+  unsigned rx_buf_beats = 512;  ///< RxBufBeats (sue_rx only; validated alike)
+  unsigned rx_frames = 16;      ///< RxFrames (sue_rx only; validated alike)
+  unsigned cnt_w = 32;          ///< CntW: 16..64
+
+  /// "" or one line naming the first bad parameter and its allowed values.
+  std::string validate() const;
+
+  // Derived (docs/sue.md "Parameters").
+  bool lite() const { return profile == 1; }
+  unsigned db() const { return data_w / 8; }                 ///< XPU bytes per beat
+  unsigned nq() const { return num_peers * 4; }              ///< queues
+  unsigned nc() const { return num_ports * num_peers * 4; }  ///< connections
+  unsigned qb() const;                                       ///< clog2(QDepth)
+  unsigned wb() const;                                       ///< clog2(Window)
+  unsigned data_beats() const { return (max_data + db() - 1) / db(); }  ///< data beats per slot
+  unsigned acc_bytes() const { return 32 + (db() > 32 ? db() : 32); }   ///< ACC
+  unsigned max_frame_beats() const;                          ///< MaxFrameBeats
+};
+
+/// cfg_*_i of sue_tx, sampled into registers at every edge with rst_ni low.
+struct TxCfg {
+  uint32_t own_xpuid = 1;                          ///< cfg_own_xpuid_i (10 b)
+  std::array<uint32_t, 16> peer_xpuid{};           ///< cfg_peer_xpuid_i[i] (10 b each, NumPeers used)
+  bool strict = false;                             ///< cfg_strict_i
+  uint32_t partition = 0;                          ///< cfg_partition_i (10 b)
+  uint32_t hop_count = 0;                          ///< cfg_hop_count_i (8 b)
+  std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};  ///< cfg_vc_weight_i[v] (4 b each; 0 behaves as 1)
+  uint32_t rto = 8192;                             ///< cfg_rto_i (24 b; 0 behaves as 1)
+  uint32_t ack_delay = 256;                        ///< cfg_ack_delay_i (16 b)
+  uint32_t fo_retry = 4096;                        ///< cfg_fo_retry_i (24 b; 0 behaves as 1)
+};
+
+/// Every input port of sue_tx.
+struct TxIn {
+  bool rst_n = false;  ///< rst_ni: low = synchronous reset, cfg sampled
+  TxCfg cfg;           ///< cfg_*_i
+  // XPU transmit interface
+  uint32_t tx_valid = 0;                 ///< tx_valid_i (2 b): 0 none, 1 command, 2 command+data beat, 3 stray
+  uint32_t tx_cycle = 0;                 ///< tx_cycle_i (4 b)
+  uint32_t tx_vc = 0;                    ///< tx_vc_i (2 b)
+  uint32_t tx_xpuid = 0;                 ///< tx_xpuid_i (10 b): destination XPU
+  std::array<uint8_t, 18> tx_control{};  ///< tx_control_i: byte k = [143-8k -: 8]
+  std::array<uint8_t, 64> tx_data{};     ///< tx_data_i: byte j = [DataW-1-8j -: 8], DB bytes used
+  bool tx_err = false;                   ///< tx_err_i
+  // Network side
+  uint32_t credit_ok = 0;     ///< credit_ok_i, bit p*4+v
+  uint32_t port_up = 0;       ///< port_up_i, bit per port
+  uint32_t mac_tx_ready = 0;  ///< mac_tx_ready_i, bit per port
+  FeedbackPorts fb{};         ///< fb_*_i per port (= sue::RxOut::fb of the node's sue_rx)
+};
+
+/// sue_tx counters, in the order of the cnt_<name>_o ports.
+struct TxCnt {
+  enum : unsigned {
+    cmds_in, cmd_bad, cmd_err, cmd_overflow, stray_cycles, pdus_new, pdus_rtx, pdus_mig, ack_only, ack_sent,
+    nack_sent, nack_rcvd, gbn, rto, fo_req_sent, fo_ack_sent, fo_ack_rcvd, cmds_sent, payload_bytes,
+    frames_out, bytes_out, kNum
+  };
+};
+/// "cmds_in", ... (the RTL port is cnt_<name>_o).
+const char* tx_counter_name(unsigned i);
+
+/// conn_state_o values.
+enum TxConnState : uint32_t { kConnLive = 0, kConnRtx = 1, kConnWait = 2, kConnMigrate = 3, kConnRetired = 4 };
+
+/// Every output port of sue_tx.
+struct TxOut {
+  std::vector<uint8_t> tx_credit;  ///< tx_credit_o, NQ entries, 0..2
+  // Network side
+  uint32_t mac_tx_valid = 0;                                 ///< mac_tx_valid_o, bit per port
+  std::array<std::array<uint8_t, 32>, kMaxPorts> mac_tx_data{};  ///< mac_tx_data_o: [p][k] = frame byte k of the beat
+  uint32_t mac_tx_sof = 0;                                   ///< mac_tx_sof_o, bit per port
+  uint32_t mac_tx_eof = 0;                                   ///< mac_tx_eof_o, bit per port
+  std::array<uint32_t, kMaxPorts> mac_tx_nbytes{};           ///< mac_tx_nbytes_o (6 b per port)
+  // Observability
+  std::vector<uint32_t> q_count;        ///< q_count_o, NQ entries: tail - head
+  std::vector<uint32_t> q_unsent;       ///< q_unsent_o, NQ entries: tail - send
+  std::vector<uint32_t> conn_npsn;      ///< conn_npsn_o, NC entries (0 in Lite)
+  std::vector<uint32_t> conn_ack_psn;   ///< conn_ack_psn_o, NC entries (0 in Lite)
+  std::vector<uint32_t> conn_inflight;  ///< conn_inflight_o, NC entries: npsn - free_psn (0 in Lite)
+  std::vector<uint32_t> conn_state;     ///< conn_state_o, NC entries: TxConnState (0 in Lite)
+  uint32_t port_dead = 0;                   ///< port_dead_o, bit per port
+  std::array<uint32_t, kMaxPorts> out_bytes{};  ///< out_bytes_o (24 b per port; 0 in Lite)
+  bool err_cmd = false, err_dest = false, err_overflow = false, err_no_port = false;  ///< sticky
+  std::array<uint64_t, TxCnt::kNum> cnt{};  ///< cnt_<name>_o (CntW bits, wrap)
+  bool operator==(const TxOut& o) const;
+  bool operator!=(const TxOut& o) const { return !(*this == o); }
+};
+
+class TxModel {
+ public:
+  explicit TxModel(const TxParams& p);  ///< throws std::invalid_argument on bad params
+  /// One rising clock edge with these inputs (rst_n low: reset, cfg sampled).
+  void tick(const TxIn& in);
+  /// Outputs after the last edge.
+  const TxOut& outputs() const { return out_; }
+  const TxParams& params() const { return p_; }
+  /// The first failed assertion of docs/sue.md "Assertions" (TX), "" while none failed.
+  const std::string& assertion() const { return assert_; }
+
+ private:
+  struct Slot {  // one command slot of a queue
+    std::array<uint8_t, 18> ctrl{};
+    uint32_t dlen = 0;
+    std::vector<uint8_t> data;  // data_beats() * DB bytes
+  };
+  struct Desc {
+    uint32_t first = 0, n = 0, p = 0;
+  };
+  struct Queue {
+    std::vector<Slot> slot;
+    std::vector<uint8_t> acked;
+    uint32_t head = 0, send = 0, tail = 0;  // QB+1 bits
+  };
+  struct Conn {
+    uint32_t npsn = 0, ack_psn = 0, free_psn = 0;
+    bool rtx_act = false;
+    uint32_t rtx_psn = 0, rto_tmr = 0;
+    uint32_t owe = 0, owe_psn = 0, owe_age = 0;
+    uint32_t fo_state = 0;  // 0 LIVE, 2 WAIT, 3 MIGRATE, 4 RETIRED (conn_state_o codes)
+    bool fo_due = false;
+    uint32_t fo_tmr = 0, mig_psn = 0;
+    bool fo_ans = false;
+    uint32_t fo_ans_psn = 0;
+  };
+  struct Job {
+    uint32_t kind = 0;  // JobKind in the .cpp
+    uint32_t i = 0, v = 0, psn = 0, first = 0, n_cmd = 0, p = 0, op = 0, apsn = 0, rsvd = 0;
+  };
+  struct Builder {
+    bool busy = false;
+    Job job;
+    std::vector<uint8_t> acc;  // ACC bytes, bytes >= acc_n are 0
+    uint32_t acc_n = 0;
+    uint32_t phase = 0, k = 0, j = 0;  // chunk position (phases in the .cpp)
+    uint32_t crc = 0;
+    bool first_beat = false;
+  };
+  struct Ingress {
+    bool act = false, drop = false, err = false;
+    uint32_t q = 0, beat = 0, nb = 0;
+  };
+  void reset(const TxIn& in);
+  void fail(const std::string& what);
+
+  TxParams p_;
+  TxCfg cfg_;
+  std::vector<Queue> q_;
+  std::vector<Conn> conn_;
+  std::vector<std::vector<Desc>> desc_;  // [c][psn mod Window]
+  std::array<bool, kMaxPorts> dead_{};
+  std::array<uint32_t, kMaxPorts> out_bytes_{};
+  std::array<Builder, kMaxPorts> bld_{};
+  Ingress in_;
+  uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
+  std::array<uint32_t, 4> rr_peer_{};
+  bool err_cmd_ = false, err_dest_ = false, err_overflow_ = false, err_no_port_ = false;
+  std::array<uint64_t, TxCnt::kNum> cnt_{};
+  TxOut out_;
+  std::string assert_;
+};
+
+}  // namespace sue

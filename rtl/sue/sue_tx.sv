@@ -1,0 +1,1369 @@
+// sue_tx -- SUE transport, transmit side of one node.
+//
+// Takes XPU commands (ingress, per-{peer, VC} queues and credits), packs the
+// commands of one queue into PDUs, numbers them per connection {port, peer,
+// VC}, keeps them until acknowledged (descriptors, go-back-N on NACK or RTO),
+// piggybacks the ACK/NACK that sue_rx says is owed, fails connections of a
+// dead port over to a live one exactly once (FO-REQ / FO-ACK / MIGRATE), and
+// builds AFH Gen2 frames (network header + SUE PDU) into one 256-bit beat
+// stream per port. SUE Lite (Profile=1) generates the transport out.
+//
+// Cycle-level contract: docs/sue.md, section "Transport" (the comments below
+// carry the step numbers of "sue_tx: one rising edge"). The C++ twin
+// sue::TxModel (models/sue/) implements the same text and is compared against
+// this module on every output, every cycle. Right-hand sides read pre-edge
+// values (_q) and inputs.
+//
+// Structure (combinational blocks in dependency order, no loops between them):
+//   C1 port status, ok(p,v)            -> S1 (SUE) candidates FO-ACK, FO-REQ, RTX, ACK-only
+//   C2 port_sel, NEW selection, packing -> S2 (SUE) MIGRATE, SUE job, NEW PSN/piggyback
+//   C3 the job                          -> S3 (SUE) connection next state, walkers
+//   C4 builders, ingress, slot frees, counters
+//
+// Simulation-only assertions: +define+SUE_ASSERT. +define+SUE_MUTANT plants a
+// deliberate bug for the testbench self-check: a NACK(e) starts the
+// go-back-N at e+1 (the NACKed PDU is never resent).
+
+module sue_tx #(
+  parameter int Profile    = 0,
+  parameter int NumPorts   = 1,
+  parameter int NumPeers   = 4,
+  parameter int DataW      = 256,
+  parameter int MaxData    = 256,
+  parameter int MaxPack    = (Profile == 0) ? 4096 : 1024,
+  parameter int QDepth     = 32,
+  parameter int Window     = 8,
+  parameter int RxBufBeats = 512,
+  parameter int RxFrames   = 16,
+  parameter int CntW       = 32,
+  // derived (do not override)
+  parameter int NQ         = NumPeers * 4,
+  parameter int NC         = NumPorts * NumPeers * 4,
+  parameter int PW         = $clog2(QDepth) + 1,
+  parameter int IW         = $clog2(Window) + 1
+) (
+  input  logic                     clk_i,
+  input  logic                     rst_ni,
+  // configuration, sampled on reset edges
+  input  logic [9:0]               cfg_own_xpuid_i,
+  input  logic [NumPeers*10-1:0]   cfg_peer_xpuid_i,
+  input  logic                     cfg_strict_i,
+  input  logic [9:0]               cfg_partition_i,
+  input  logic [7:0]               cfg_hop_count_i,
+  input  logic [15:0]              cfg_vc_weight_i,
+  input  logic [23:0]              cfg_rto_i,
+  input  logic [15:0]              cfg_ack_delay_i,
+  input  logic [23:0]              cfg_fo_retry_i,
+  // XPU transmit interface
+  input  logic [1:0]               tx_valid_i,
+  input  logic [3:0]               tx_cycle_i,
+  input  logic [1:0]               tx_vc_i,
+  input  logic [9:0]               tx_xpuid_i,
+  input  logic [143:0]             tx_control_i,
+  input  logic [DataW-1:0]         tx_data_i,
+  input  logic                     tx_err_i,
+  output logic [NQ*2-1:0]          tx_credit_o,
+  // CBFC gate and link status
+  input  logic [NumPorts*4-1:0]    credit_ok_i,
+  input  logic [NumPorts-1:0]      port_up_i,
+  // feedback from sue_rx
+  input  logic [NumPorts-1:0]      fb_valid_i,
+  input  logic [NumPorts*4-1:0]    fb_peer_i,
+  input  logic [NumPorts*2-1:0]    fb_vc_i,
+  input  logic [NumPorts*2-1:0]    fb_owe_i,
+  input  logic [NumPorts*16-1:0]   fb_owe_psn_i,
+  input  logic [NumPorts*2-1:0]    fb_rop_i,
+  input  logic [NumPorts*16-1:0]   fb_rapsn_i,
+  input  logic [NumPorts*2-1:0]    fb_fo_i,
+  input  logic [NumPorts*2-1:0]    fb_fo_port_i,
+  // network side
+  output logic [NumPorts-1:0]      mac_tx_valid_o,
+  output logic [NumPorts*256-1:0]  mac_tx_data_o,
+  output logic [NumPorts-1:0]      mac_tx_sof_o,
+  output logic [NumPorts-1:0]      mac_tx_eof_o,
+  output logic [NumPorts*6-1:0]    mac_tx_nbytes_o,
+  input  logic [NumPorts-1:0]      mac_tx_ready_i,
+  // observability
+  output logic [NQ*PW-1:0]         q_count_o,
+  output logic [NQ*PW-1:0]         q_unsent_o,
+  output logic [NC*16-1:0]         conn_npsn_o,
+  output logic [NC*16-1:0]         conn_ack_psn_o,
+  output logic [NC*IW-1:0]         conn_inflight_o,
+  output logic [NC*3-1:0]          conn_state_o,
+  output logic [NumPorts-1:0]      port_dead_o,
+  output logic [NumPorts*24-1:0]   out_bytes_o,
+  output logic                     err_cmd_o,
+  output logic                     err_dest_o,
+  output logic                     err_overflow_o,
+  output logic                     err_no_port_o,
+  // counters (order of sue::TxCnt in models/sue/sue_tx_model.hpp)
+  output logic [CntW-1:0]          cnt_cmds_in_o,
+  output logic [CntW-1:0]          cnt_cmd_bad_o,
+  output logic [CntW-1:0]          cnt_cmd_err_o,
+  output logic [CntW-1:0]          cnt_cmd_overflow_o,
+  output logic [CntW-1:0]          cnt_stray_cycles_o,
+  output logic [CntW-1:0]          cnt_pdus_new_o,
+  output logic [CntW-1:0]          cnt_pdus_rtx_o,
+  output logic [CntW-1:0]          cnt_pdus_mig_o,
+  output logic [CntW-1:0]          cnt_ack_only_o,
+  output logic [CntW-1:0]          cnt_ack_sent_o,
+  output logic [CntW-1:0]          cnt_nack_sent_o,
+  output logic [CntW-1:0]          cnt_nack_rcvd_o,
+  output logic [CntW-1:0]          cnt_gbn_o,
+  output logic [CntW-1:0]          cnt_rto_o,
+  output logic [CntW-1:0]          cnt_fo_req_sent_o,
+  output logic [CntW-1:0]          cnt_fo_ack_sent_o,
+  output logic [CntW-1:0]          cnt_fo_ack_rcvd_o,
+  output logic [CntW-1:0]          cnt_cmds_sent_o,
+  output logic [CntW-1:0]          cnt_payload_bytes_o,
+  output logic [CntW-1:0]          cnt_frames_out_o,
+  output logic [CntW-1:0]          cnt_bytes_out_o
+);
+
+  // ---------------------------------------------------------------- constants
+  localparam int DB      = DataW / 8;                     // XPU bytes per beat
+  localparam int NB      = (MaxData + DB - 1) / DB;        // data beats per slot
+  localparam int QB      = $clog2(QDepth);
+  localparam int ACC     = 32 + ((DB > 32) ? DB : 32);     // accumulator bytes
+  localparam int CH      = (DB > 22) ? DB : 22;            // largest chunk, bytes
+  localparam int CIW     = $clog2(NC);                     // connection index bits
+  localparam int QIW     = $clog2(NQ);                     // queue index bits
+  localparam int NPC     = NumPeers * 4;                   // connections per port
+  localparam int HB      = (Profile == 0) ? 14 : 6;        // H
+  localparam int PackLim = (Profile == 0) ? 4096 : 1024;
+  localparam int FrLen   = (Profile == 0) ? (HB + 8 + MaxPack + 4) : (HB + MaxPack);
+  localparam int MaxFrameBeats = (((FrLen > 60) ? FrLen : 60) + 31) / 32;
+  localparam int DescW   = QB + PW + 13;                   // {first, n, P}
+  localparam int NumCnt  = 21;
+
+  // counter indices: sue::TxCnt
+  localparam int CCmdsIn = 0, CCmdBad = 1, CCmdErr = 2, CCmdOverflow = 3, CStray = 4, CPdusNew = 5,
+                 CPdusRtx = 6, CPdusMig = 7, CAckOnly = 8, CAckSent = 9, CNackSent = 10, CNackRcvd = 11,
+                 CGbn = 12, CRto = 13, CFoReqSent = 14, CFoAckSent = 15, CFoAckRcvd = 16, CCmdsSent = 17,
+                 CPayload = 18, CFramesOut = 19, CBytesOut = 20;
+
+  // builder phases
+  localparam logic [2:0] PhHdr = 3'd0, PhOp = 3'd1, PhData = 3'd2, PhEmpty = 3'd3, PhTrl = 3'd4, PhDone = 3'd5;
+  // SUE job kinds (s_kind): priority order of step 4
+  localparam logic [2:0] KFoAck = 3'd1, KFoReq = 3'd2, KRtx = 3'd3, KAckOnly = 3'd4, KMig = 3'd5;
+  // connection states (conn_state_o)
+  localparam logic [2:0] StLive = 3'd0, StWait = 3'd2, StMig = 3'd3, StRetired = 3'd4;
+
+  // ---------------------------------------------------------------- parameter checks
+`ifndef SYNTHESIS
+  initial begin
+    if (Profile != 0 && Profile != 1) $fatal(1, "sue_tx: Profile=%0d not allowed (allowed: 0 SUE, 1 SUE Lite)", Profile);
+    if (NumPorts != 1 && NumPorts != 2 && NumPorts != 4) $fatal(1, "sue_tx: NumPorts=%0d not allowed (allowed: 1, 2, 4)", NumPorts);
+    if (NumPeers < 1 || NumPeers > 16) $fatal(1, "sue_tx: NumPeers=%0d not allowed (allowed: 1..16)", NumPeers);
+    if (DataW != 128 && DataW != 256 && DataW != 512) $fatal(1, "sue_tx: DataW=%0d not allowed (allowed: 128, 256, 512)", DataW);
+    if (MaxPack > PackLim || MaxPack < 20 + MaxData) $fatal(1, "sue_tx: MaxPack=%0d not allowed (allowed: %0d..%0d)", MaxPack, 20 + MaxData, PackLim);
+    if (MaxData < 1 || MaxData > 16 * DB) $fatal(1, "sue_tx: MaxData=%0d not allowed (allowed: 1..min(16*DB, MaxPack-20))", MaxData);
+    if (QDepth < 2 || QDepth > 256 || (QDepth & (QDepth - 1)) != 0) $fatal(1, "sue_tx: QDepth=%0d not allowed (allowed: power of 2, 2..256)", QDepth);
+    if (Window < 1 || Window > 256 || (Window & (Window - 1)) != 0) $fatal(1, "sue_tx: Window=%0d not allowed (allowed: power of 2, 1..256)", Window);
+    if (RxBufBeats < MaxFrameBeats || (RxBufBeats & (RxBufBeats - 1)) != 0) $fatal(1, "sue_tx: RxBufBeats=%0d not allowed (allowed: power of 2, >= %0d)", RxBufBeats, MaxFrameBeats);
+    if (RxFrames < 1 || RxFrames > 64) $fatal(1, "sue_tx: RxFrames=%0d not allowed (allowed: 1..64)", RxFrames);
+    if (CntW < 16 || CntW > 64) $fatal(1, "sue_tx: CntW=%0d not allowed (allowed: 16..64)", CntW);
+  end
+`endif
+
+  // CRC-32C (reflected) over bytes [from, n) of an MSB-first chunk of CH bytes.
+  function automatic logic [31:0] crc32c_upd(input logic [31:0] crc, input logic [CH*8-1:0] bytes,
+                                             input logic [6:0] from, input logic [6:0] n);
+    logic [31:0] x;
+    x = crc;
+    for (int k = 0; k < CH; k++) begin
+      if (7'(k) >= from && 7'(k) < n) begin
+        x = x ^ {24'h0, bytes[CH*8-1-8*k -: 8]};
+        for (int b = 0; b < 8; b++) x = (x >> 1) ^ (32'h82F63B78 & {32{x[0]}});
+      end
+    end
+    crc32c_upd = x;
+  endfunction
+
+  // Descriptor slot of a PSN: psn mod Window.
+  function automatic logic [31:0] widx(input logic [15:0] psn);
+    logic [15:0] m;
+    m = psn & 16'(Window - 1);
+    widx = 32'(m);
+  endfunction
+
+  // ---------------------------------------------------------------- registers (common)
+  // configuration
+  logic [9:0]              own_q;
+  logic [NumPeers*10-1:0]  peer_q;
+  logic                    strict_q;
+  logic [9:0]              part_q;
+  logic [7:0]              hop_q;
+  logic [15:0]             weight_q;
+  logic [23:0]             rto_q;
+  logic [15:0]             ack_delay_q;
+  logic [23:0]             fo_retry_q;
+  // queues
+  logic [NQ*PW-1:0]        head_q, head_d, send_q, send_d, tail_q, tail_d;
+  logic [NQ*QDepth-1:0]    acked_q, acked_d;
+  logic [143:0]            sl_ctrl [NQ*QDepth];
+  logic [11:0]             sl_dlen [NQ*QDepth];
+  logic [DataW-1:0]        sl_data [NQ*QDepth*NB];
+  // ingress
+  logic                    in_act_q, in_act_d, in_drop_q, in_drop_d, in_err_q, in_err_d;
+  logic [QIW-1:0]          in_q_q, in_q_d;
+  logic [3:0]              in_beat_q, in_beat_d;
+  logic [4:0]              in_nb_q, in_nb_d;
+  // builders
+  logic [NumPorts-1:0]     busy_q, busy_d;
+  logic [NumPorts-1:0]     jk_q, jk_d;              // 1: empty PDU
+  logic [NumPorts*4-1:0]   ji_q, ji_d;
+  logic [NumPorts*2-1:0]   jv_q, jv_d;
+  logic [NumPorts*16-1:0]  jpsn_q, jpsn_d;
+  logic [NumPorts*QB-1:0]  jfirst_q, jfirst_d;
+  logic [NumPorts*PW-1:0]  jn_q, jn_d;
+  logic [NumPorts*2-1:0]   jop_q, jop_d;
+  logic [NumPorts*16-1:0]  japsn_q, japsn_d;
+  logic [NumPorts*4-1:0]   jrsvd_q, jrsvd_d;
+  logic [NumPorts*ACC*8-1:0] acc_q, acc_d;
+  logic [NumPorts*7-1:0]   accn_q, accn_d;
+  logic [NumPorts*3-1:0]   ph_q, ph_d;
+  logic [NumPorts*QB-1:0]  bk_q, bk_d;              // command of the job
+  logic [NumPorts*4-1:0]   bj_q, bj_d;              // data beat of the command
+  logic [NumPorts-1:0]     fbeat_q, fbeat_d;
+  // MAC output registers
+  logic [NumPorts-1:0]     mv_q, mv_d, msof_q, msof_d, meof_q, meof_d;
+  logic [NumPorts*256-1:0] mdata_q, mdata_d;
+  logic [NumPorts*6-1:0]   mnb_q, mnb_d;
+  // scheduler
+  logic [1:0]              wrr_vc_q, wrr_vc_d;
+  logic [3:0]              wrr_cnt_q, wrr_cnt_d;
+  logic [15:0]             rr_q, rr_d;              // rr_peer[v], 4 b each
+  // ports
+  logic [NumPorts-1:0]     dead_q, dead_d;
+  // outputs
+  logic [NQ*2-1:0]         credit_q, credit_d;
+  logic                    e_cmd_q, e_cmd_d, e_dest_q, e_dest_d, e_ovf_q, e_ovf_d, e_nop_q, e_nop_d;
+  logic [NumCnt*CntW-1:0]  cnt_q, cnt_d;
+
+  // ---------------------------------------------------------------- interfaces between blocks
+  // C1
+  logic [NumPorts-1:0]     live, dies;
+  logic [NumPorts*4-1:0]   okpv;
+  logic                    any_live;
+  logic [1:0]              fo_port;
+  // S1 / S (SUE state seen by common logic; 0 in Lite)
+  logic [NC-1:0]           cwin;        // !rtx_act && npsn - free_psn < Window
+  logic [NQ-1:0]           blocked;     // a connection of q in WAIT or MIGRATE
+  logic [NumPorts*24-1:0]  ob_cur;      // out_bytes_q
+  // C2
+  logic [NQ-1:0]           psel_ok;
+  logic [NQ*2-1:0]         psel_port;
+  logic                    new_hit;
+  logic [1:0]              new_v, new_t;
+  logic [3:0]              new_i;
+  logic [QIW-1:0]          new_q;
+  logic [PW-1:0]           new_n;
+  logic [12:0]             new_P;
+  logic [QB-1:0]           new_first;
+  logic [CIW-1:0]          new_c;
+  // S2
+  logic                    s_hit;
+  logic [2:0]              s_kind;
+  logic [CIW-1:0]          s_c, s_c2;   // the connection; MIGRATE: the target connection
+  logic [1:0]              s_port;
+  logic                    s_jk;
+  logic [3:0]              s_ji;
+  logic [1:0]              s_jv;
+  logic [15:0]             s_jpsn;
+  logic [QB-1:0]           s_jfirst;
+  logic [PW-1:0]           s_jn;
+  logic [12:0]             s_jP;
+  logic [1:0]              s_jop;
+  logic [15:0]             s_japsn;
+  logic [3:0]              s_jrsvd;
+  logic [15:0]             new_psn, new_apsn;
+  logic [1:0]              new_op;
+  // C3
+  logic                    job_go, new_go;
+  logic [1:0]              job_port;
+  logic [1:0]              job_op;
+  // S3 (descriptor walkers; SUE counter increments; 0 in Lite)
+  logic [NumPorts-1:0]     wk_hit;
+  logic [NumPorts*QIW-1:0] wk_q;
+  logic [NumPorts*QB-1:0]  wk_first;
+  logic [NumPorts*PW-1:0]  wk_n;
+  logic [CntW-1:0]         s_inc_gbn, s_inc_rto, s_inc_nack_rcvd, s_inc_fo_ack_rcvd;
+  logic [NumPorts*32-1:0]  crc_cur;     // builder CRC registers
+  // C4 -> CRC
+  logic [NumPorts-1:0]     app_crc;     // a chunk covered by the CRC is appended
+  logic [NumPorts*CH*8-1:0] app_ch;
+  logic [NumPorts*7-1:0]   app_from, app_s;
+
+  // ---------------------------------------------------------------- C1: port status
+  always_comb begin
+    any_live = 1'b0;
+    fo_port  = '0;
+    for (int p = NumPorts - 1; p >= 0; p--) begin
+      live[p] = !dead_q[p] && port_up_i[p];
+      dies[p] = !dead_q[p] && !port_up_i[p];
+      if (live[p]) begin
+        any_live = 1'b1;
+        fo_port  = 2'(p);
+      end
+      for (int v = 0; v < 4; v++) begin
+        okpv[p*4+v] = live[p] && !busy_q[p] && credit_ok_i[p*4+v];
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- C2: port_sel, NEW, packing
+  logic [NumPorts-1:0] c2_cand;
+  logic                c2_found;
+  logic [1:0]          c2_best;
+  logic [23:0]         c2_bestb;
+  logic [NQ-1:0]       startable;
+  logic [1:0]          c2_v, c2_vk;
+  logic [4:0]          c2_i;
+  logic                c2_stop;
+  logic [15:0]         c2_sum;
+  logic [11:0]         c2_dl;
+  logic [PW-1:0]       c2_avail;
+  logic [QB-1:0]       c2_slot;
+  always_comb begin
+    psel_ok   = '0;
+    psel_port = '0;
+    startable = '0;
+    for (int q = 0; q < NQ; q++) begin
+      for (int p = 0; p < NumPorts; p++) begin
+        c2_cand[p] = okpv[p*4 + q%4] && ((Profile == 1) || cwin[(p*NumPeers + q/4)*4 + q%4]);
+      end
+      c2_found = 1'b0;
+      c2_best  = '0;
+      c2_bestb = '0;
+      if (strict_q) begin
+        // pin(q): first live port from b = (i + v) mod NumPorts
+        for (int k = NumPorts - 1; k >= 0; k--) begin
+          if (live[((q/4) + (q%4) + k) % NumPorts]) begin
+            c2_best = 2'(((q/4) + (q%4) + k) % NumPorts);
+          end
+        end
+        for (int p = 0; p < NumPorts; p++) begin
+          if (2'(p) == c2_best) c2_found = any_live && c2_cand[p];
+        end
+      end else begin
+        for (int p = 0; p < NumPorts; p++) begin
+          if (c2_cand[p] && (!c2_found || ((Profile == 0) && (ob_cur[p*24 +: 24] < c2_bestb)))) begin
+            c2_found = 1'b1;
+            c2_best  = 2'(p);
+            c2_bestb = ob_cur[p*24 +: 24];
+          end
+        end
+      end
+      psel_ok[q] = c2_found;
+      psel_port[q*2 +: 2] = c2_best;
+      startable[q] = (send_q[q*PW +: PW] != tail_q[q*PW +: PW]) && !blocked[q] && c2_found;
+    end
+    // weighted round robin over VCs, round robin over peers
+    new_hit = 1'b0;
+    c2_v    = '0;
+    for (int k = 3; k >= 0; k--) begin
+      c2_vk = wrr_vc_q + 2'(k);
+      for (int i = 0; i < NumPeers; i++) begin
+        if (startable[i*4 + 32'(c2_vk)]) begin
+          new_hit = 1'b1;
+          c2_v    = c2_vk;
+        end
+      end
+    end
+    new_v = c2_v;
+    new_i = '0;
+    for (int k = NumPeers - 1; k >= 0; k--) begin
+      c2_i = 5'(rr_q[c2_v*4 +: 4]) + 5'(k);
+      if (c2_i >= 5'(NumPeers)) c2_i = c2_i - 5'(NumPeers);
+      if (startable[32'(c2_i[3:0])*4 + 32'(c2_v)]) new_i = c2_i[3:0];
+    end
+    new_q = QIW'({new_i, new_v});
+    new_t = psel_port[new_q*2 +: 2];
+    new_c = CIW'((32'(new_t)*NumPeers + 32'(new_i))*4 + 32'(new_v));
+    new_first = send_q[new_q*PW +: QB];
+    // packing: the longest prefix of [send, tail) within MaxPack
+    c2_avail = tail_q[new_q*PW +: PW] - send_q[new_q*PW +: PW];
+    c2_stop  = 1'b0;
+    c2_sum   = '0;
+    new_n    = '0;
+    for (int k = 0; k < QDepth; k++) begin
+      c2_slot = new_first + QB'(k);
+      c2_dl   = sl_dlen[32'(new_q)*QDepth + 32'(c2_slot)];
+      if (!c2_stop && (PW'(k) < c2_avail) && (c2_sum + 16'd20 + 16'(c2_dl) <= 16'(MaxPack))) begin
+        c2_sum = c2_sum + 16'd20 + 16'(c2_dl);
+        new_n  = new_n + 1'b1;
+      end else begin
+        c2_stop = 1'b1;
+      end
+    end
+    new_P = c2_sum[12:0];
+  end
+
+  // ---------------------------------------------------------------- SUE transport (S1, S2, S3)
+  if (Profile == 0) begin : g_sue
+    // connection state
+    logic [NC*16-1:0] npsn_q, npsn_d, ack_q, ack_d, free_q, free_d, rtxpsn_q, rtxpsn_d;
+    logic [NC*16-1:0] owepsn_q, owepsn_d, oweage_q, oweage_d, migpsn_q, migpsn_d, fapsn_q, fapsn_d;
+    logic [NC-1:0]    rtxact_q, rtxact_d, fodue_q, fodue_d, foans_q, foans_d;
+    logic [NC*24-1:0] rtotmr_q, rtotmr_d, fotmr_q, fotmr_d;
+    logic [NC*2-1:0]  owe_q, owe_d;
+    logic [NC*3-1:0]  fost_q, fost_d;
+    logic [DescW-1:0] desc_q [NC*Window];
+    logic [NumPorts*24-1:0] ob_q, ob_d;
+    logic [NumPorts*32-1:0] crc_q, crc_d;
+
+    // ------------------------------------------------------------ S1: candidates of kinds 1..4
+    logic              s1_hit;
+    logic [2:0]        s1_kind;
+    logic [CIW-1:0]    s1_c;
+    logic [15:0]       s1_d;
+    always_comb begin
+      blocked = '0;
+      for (int c = 0; c < NC; c++) begin
+        s1_d = npsn_q[c*16 +: 16] - free_q[c*16 +: 16];
+        cwin[c] = !rtxact_q[c] && (s1_d < 16'(Window));
+        if (fost_q[c*3 +: 3] == StWait || fost_q[c*3 +: 3] == StMig) blocked[(c/4) % NumPeers * 4 + c%4] = 1'b1;
+      end
+      s1_hit  = 1'b0;
+      s1_kind = '0;
+      s1_c    = '0;
+      // lowest kind, then lowest connection index: scan from the back
+      for (int c = NC - 1; c >= 0; c--) begin
+        if (live[c/NPC] && (owe_q[c*2 +: 2] == 2'd2 ||
+                            (owe_q[c*2 +: 2] == 2'd1 && oweage_q[c*16 +: 16] >= ack_delay_q)) && okpv[(c/NPC)*4 + c%4]) begin
+          s1_hit = 1'b1; s1_kind = KAckOnly; s1_c = CIW'(c);
+        end
+      end
+      for (int c = NC - 1; c >= 0; c--) begin
+        if (rtxact_q[c] && okpv[(c/NPC)*4 + c%4]) begin
+          s1_hit = 1'b1; s1_kind = KRtx; s1_c = CIW'(c);
+        end
+      end
+      for (int c = NC - 1; c >= 0; c--) begin
+        if (fost_q[c*3 +: 3] == StWait && fodue_q[c] && any_live && okpv[fo_port*4 + c%4]) begin
+          s1_hit = 1'b1; s1_kind = KFoReq; s1_c = CIW'(c);
+        end
+      end
+      for (int c = NC - 1; c >= 0; c--) begin
+        if (foans_q[c] && any_live && okpv[fo_port*4 + c%4]) begin
+          s1_hit = 1'b1; s1_kind = KFoAck; s1_c = CIW'(c);
+        end
+      end
+    end
+    assign ob_cur  = ob_q;
+    assign crc_cur = crc_q;
+
+    // ------------------------------------------------------------ S2: MIGRATE, the SUE job, NEW's PSN
+    logic              s2_mhit;
+    logic [CIW-1:0]    s2_mc;
+    logic [1:0]        s2_t;
+    logic [CIW-1:0]    s2_pbc;     // piggyback connection of the SUE job
+    logic [15:0]       s2_dpsn;    // descriptor read: PSN
+    logic [CIW-1:0]    s2_dc;      // descriptor read: connection
+    logic [DescW-1:0]  s2_desc;
+    always_comb begin
+      s2_mhit = 1'b0;
+      s2_mc   = '0;
+      for (int c = NC - 1; c >= 0; c--) begin
+        if (fost_q[c*3 +: 3] == StMig && psel_ok[(c/4) % NumPeers * 4 + c%4]) begin
+          s2_mhit = 1'b1;
+          s2_mc   = CIW'(c);
+        end
+      end
+      s2_t   = psel_port[(32'(s2_mc)/4 % NumPeers * 4 + 32'(s2_mc)%4)*2 +: 2];
+      s_hit  = s1_hit || s2_mhit;
+      s_kind = s1_hit ? s1_kind : (s2_mhit ? KMig : 3'd0);
+      s_c    = s1_hit ? s1_c : s2_mc;
+      s_c2   = CIW'((32'(s2_t)*NumPeers + 32'(s_c)/4 % NumPeers)*4 + 32'(s_c)%4);
+      // descriptor read (RTX: rtx_psn of c; MIGRATE: mig_psn of c)
+      s2_dc   = s_c;
+      s2_dpsn = (s_kind == KRtx) ? rtxpsn_q[s_c*16 +: 16] : migpsn_q[s_c*16 +: 16];
+      s2_desc = desc_q[32'(s2_dc)*Window + widx(s2_dpsn)];
+      // job fields
+      s_ji     = 4'(32'(s_c)/4 % NumPeers);
+      s_jv     = 2'(32'(s_c)%4);
+      s_jk     = (s_kind == KFoAck) || (s_kind == KFoReq) || (s_kind == KAckOnly);
+      s_jfirst = s2_desc[DescW-1 -: QB];
+      s_jn     = s2_desc[13 +: PW];
+      s_jP     = s2_desc[12:0];
+      s_jrsvd  = ((s_kind == KFoAck) || (s_kind == KFoReq)) ? {2'b10, 2'(32'(s_c)/NPC)} : 4'd0;
+      s2_pbc   = (s_kind == KMig) ? s_c2 : s_c;
+      s_jop    = (owe_q[s2_pbc*2 +: 2] == 2'd2) ? 2'd2 : ((owe_q[s2_pbc*2 +: 2] == 2'd0) ? 2'd0 : 2'd1);
+      s_japsn  = (owe_q[s2_pbc*2 +: 2] == 2'd0) ? 16'd0 : owepsn_q[s2_pbc*16 +: 16];
+      s_jpsn   = '0;
+      s_port   = 2'(32'(s_c)/NPC);
+      case (s_kind)
+        KFoAck: begin
+          s_jop = 2'd1; s_japsn = fapsn_q[s_c*16 +: 16]; s_port = fo_port;
+        end
+        KFoReq: begin
+          s_jop = 2'd0; s_japsn = 16'd0; s_port = fo_port;
+        end
+        KRtx:     s_jpsn = rtxpsn_q[s_c*16 +: 16];
+        KAckOnly: s_jpsn = npsn_q[s_c*16 +: 16];
+        KMig: begin
+          s_jpsn = npsn_q[s_c2*16 +: 16]; s_port = s2_t;
+        end
+        default: ;
+      endcase
+      // NEW on new_c
+      new_psn  = npsn_q[new_c*16 +: 16];
+      new_op   = (owe_q[new_c*2 +: 2] == 2'd2) ? 2'd2 : ((owe_q[new_c*2 +: 2] == 2'd0) ? 2'd0 : 2'd1);
+      new_apsn = (owe_q[new_c*2 +: 2] == 2'd0) ? 16'd0 : owepsn_q[new_c*16 +: 16];
+    end
+
+    // ------------------------------------------------------------ S3: connections, one edge
+    logic [1:0]  e_owe, e_rop, e_fo;
+    logic [15:0] e_rapsn, e_o, e_d, e_a;
+    logic        owe_w, rtx_w, prog, gbn1, fans_w, fo_acked;
+    logic [CntW-1:0] n_gbn, n_rto, n_nack, n_foack;
+    logic [NumPorts*CIW-1:0] wk_c;
+    logic [DescW-1:0] wk_desc [NumPorts];
+    logic        pb_any;
+    logic [CIW-1:0] pb_c;
+    always_comb begin
+      // descriptor walkers: per port the lowest connection with free_psn != ack_psn
+      wk_hit = '0;
+      wk_c   = '0;
+      for (int p = 0; p < NumPorts; p++) begin
+        for (int k = NPC - 1; k >= 0; k--) begin
+          if (free_q[(p*NPC + k)*16 +: 16] != ack_q[(p*NPC + k)*16 +: 16]) begin
+            wk_hit[p] = 1'b1;
+            wk_c[p*CIW +: CIW] = CIW'(p*NPC + k);
+          end
+        end
+        wk_desc[p] = desc_q[32'(wk_c[p*CIW +: CIW])*Window + widx(free_q[wk_c[p*CIW +: CIW]*16 +: 16])];
+        wk_q[p*QIW +: QIW]    = QIW'(wk_c[p*CIW +: CIW] % CIW'(NPC));
+        wk_first[p*QB +: QB]  = wk_desc[p][DescW-1 -: QB];
+        wk_n[p*PW +: PW]      = wk_desc[p][13 +: PW];
+      end
+      // piggyback connection of this edge's job
+      pb_any = (job_go && !new_go && (s_kind == KRtx || s_kind == KAckOnly || s_kind == KMig)) || new_go;
+      pb_c   = new_go ? new_c : ((s_kind == KMig) ? s_c2 : s_c);
+
+      npsn_d = npsn_q; ack_d = ack_q; free_d = free_q; rtxpsn_d = rtxpsn_q; owepsn_d = owepsn_q;
+      oweage_d = oweage_q; migpsn_d = migpsn_q; fapsn_d = fapsn_q; rtxact_d = rtxact_q; fodue_d = fodue_q;
+      foans_d = foans_q; rtotmr_d = rtotmr_q; fotmr_d = fotmr_q; owe_d = owe_q; fost_d = fost_q;
+      n_gbn = '0; n_rto = '0; n_nack = '0; n_foack = '0;
+      for (int p = 0; p < NumPorts; p++) begin
+        if (fb_valid_i[p] && fb_peer_i[p*4 +: 4] < 4'(NumPeers)) begin
+          if (live[p] && fb_rop_i[p*2 +: 2] == 2'd2) n_nack = n_nack + 1'b1;
+          if (fb_fo_i[p*2 +: 2] == 2'd2 && 32'(fb_fo_port_i[p*2 +: 2]) < NumPorts) n_foack = n_foack + 1'b1;
+        end
+      end
+      for (int c = 0; c < NC; c++) begin
+        owe_w = 1'b0; rtx_w = 1'b0; prog = 1'b0; gbn1 = 1'b0; fans_w = 1'b0; fo_acked = 1'b0;
+        e_owe = '0; e_rop = '0; e_rapsn = '0; e_o = '0; e_d = '0; e_a = '0; e_fo = '0;
+        // 3. ACK age (steps 1 and 4 win)
+        if (live[c/NPC]) begin
+          oweage_d[c*16 +: 16] = (owe_q[c*2 +: 2] == 2'd0) ? 16'd0 :
+                                 ((oweage_q[c*16 +: 16] == 16'hffff) ? 16'hffff : oweage_q[c*16 +: 16] + 16'd1);
+        end
+        // 1. feedback: the normal events of port p(c)
+        if (fb_valid_i[c/NPC] && live[c/NPC] && fb_peer_i[(c/NPC)*4 +: 4] == 4'((c/4) % NumPeers) &&
+            fb_vc_i[(c/NPC)*2 +: 2] == 2'(c%4)) begin
+          e_owe   = fb_owe_i[(c/NPC)*2 +: 2];
+          e_rop   = fb_rop_i[(c/NPC)*2 +: 2];
+          e_rapsn = fb_rapsn_i[(c/NPC)*16 +: 16];
+          if (e_owe == 2'd1 || e_owe == 2'd2 || (e_owe == 2'd3 && owe_q[c*2 +: 2] != 2'd2)) begin
+            owe_d[c*2 +: 2]     = (e_owe == 2'd2) ? 2'd2 : 2'd1;
+            owepsn_d[c*16 +: 16] = fb_owe_psn_i[(c/NPC)*16 +: 16];
+            owe_w = 1'b1;
+            if (owe_q[c*2 +: 2] == 2'd0) oweage_d[c*16 +: 16] = '0;
+          end
+          e_o = npsn_q[c*16 +: 16] - ack_q[c*16 +: 16];
+          e_a = '0;
+          if (e_rop == 2'd1) begin
+            e_d = e_rapsn + 16'd1 - ack_q[c*16 +: 16];
+            if (e_d >= 16'd1 && e_d <= e_o) begin
+              prog = 1'b1;
+              e_a  = e_rapsn + 16'd1;
+            end
+          end else if (e_rop == 2'd2) begin
+            e_d = e_rapsn - ack_q[c*16 +: 16];
+            if (e_d <= e_o) begin
+              if (e_d > 16'd0) begin
+                prog = 1'b1;
+                e_a  = e_rapsn;
+              end
+              if (e_rapsn != npsn_q[c*16 +: 16]) gbn1 = 1'b1;
+            end
+          end
+          if (prog) begin
+            ack_d[c*16 +: 16] = e_a;
+            if (rtxact_q[c]) begin
+              if ((e_a - rtxpsn_q[c*16 +: 16]) < 16'h8000 && e_a != rtxpsn_q[c*16 +: 16]) begin
+                rtxpsn_d[c*16 +: 16] = e_a;
+                rtx_w = 1'b1;
+              end
+              if (e_a == npsn_q[c*16 +: 16]) begin
+                rtxact_d[c] = 1'b0;
+                rtx_w = 1'b1;
+              end
+            end
+          end
+          if (gbn1) begin
+            rtxact_d[c] = 1'b1;
+`ifdef SUE_MUTANT
+            rtxpsn_d[c*16 +: 16] = e_rapsn + 16'd1;  // MUTANT: the NACKed PDU is skipped
+`else
+            rtxpsn_d[c*16 +: 16] = e_rapsn;
+`endif
+            rtotmr_d[c*24 +: 24] = '0;
+            rtx_w = 1'b1;
+            n_gbn = n_gbn + 1'b1;
+          end
+        end
+        // 1. feedback: FO events about this connection, ports in ascending order
+        for (int p = 0; p < NumPorts; p++) begin
+          if (fb_valid_i[p] && fb_peer_i[p*4 +: 4] == 4'((c/4) % NumPeers) && fb_vc_i[p*2 +: 2] == 2'(c%4) &&
+              32'(fb_fo_port_i[p*2 +: 2]) == c/NPC) begin
+            e_fo = fb_fo_i[p*2 +: 2];
+            if (e_fo == 2'd1) begin
+              foans_d[c] = 1'b1;
+              fapsn_d[c*16 +: 16] = fb_owe_psn_i[p*16 +: 16];
+              fans_w = 1'b1;
+            end else if (e_fo == 2'd2 && fost_q[c*3 +: 3] == StWait && !fo_acked) begin
+              fo_acked = 1'b1;
+              e_o = npsn_q[c*16 +: 16] - ack_q[c*16 +: 16];
+              e_d = fb_rapsn_i[p*16 +: 16] + 16'd1 - ack_q[c*16 +: 16];
+              e_a = (e_d >= 16'd1 && e_d <= e_o) ? fb_rapsn_i[p*16 +: 16] + 16'd1 : ack_q[c*16 +: 16];
+              ack_d[c*16 +: 16]    = e_a;
+              migpsn_d[c*16 +: 16] = e_a;
+              fost_d[c*3 +: 3]     = (e_a == npsn_q[c*16 +: 16]) ? StRetired : StMig;
+            end
+          end
+        end
+        // 2. port death
+        if (dies[c/NPC]) begin
+          owe_d[c*2 +: 2]      = '0;
+          rtxact_d[c]          = 1'b0;
+          rtotmr_d[c*24 +: 24] = '0;
+          if (ack_d[c*16 +: 16] != npsn_q[c*16 +: 16]) begin
+            fost_d[c*3 +: 3]    = StWait;
+            fodue_d[c]          = 1'b1;
+            fotmr_d[c*24 +: 24] = '0;
+          end else begin
+            fost_d[c*3 +: 3]    = StRetired;
+          end
+        end
+        // 3. RTO (live ports)
+        if (live[c/NPC]) begin
+          if (ack_d[c*16 +: 16] == npsn_q[c*16 +: 16] || prog || gbn1) begin
+            rtotmr_d[c*24 +: 24] = '0;
+          end else if (25'(rtotmr_q[c*24 +: 24]) + 25'd1 >= ((rto_q == '0) ? 25'd1 : 25'(rto_q))) begin
+            rtxact_d[c] = 1'b1;
+            rtxpsn_d[c*16 +: 16] = ack_d[c*16 +: 16];
+            rtotmr_d[c*24 +: 24] = '0;
+            rtx_w = 1'b1;
+            n_gbn = n_gbn + 1'b1;
+            n_rto = n_rto + 1'b1;
+          end else begin
+            rtotmr_d[c*24 +: 24] = rtotmr_q[c*24 +: 24] + 24'd1;
+          end
+        end
+        // 3. failover retry (WAIT)
+        if (fost_q[c*3 +: 3] == StWait) begin
+          if (25'(fotmr_q[c*24 +: 24]) + 25'd1 >= ((fo_retry_q == '0) ? 25'd1 : 25'(fo_retry_q))) begin
+            fodue_d[c] = 1'b1;
+            fotmr_d[c*24 +: 24] = '0;
+          end else begin
+            fotmr_d[c*24 +: 24] = fotmr_q[c*24 +: 24] + 24'd1;
+          end
+        end
+        // 4. the job's effects
+        if (job_go && !new_go && s_c == CIW'(c)) begin
+          case (s_kind)
+            KFoAck: if (!fans_w) foans_d[c] = 1'b0;
+            KFoReq: begin
+              fodue_d[c] = 1'b0;
+              fotmr_d[c*24 +: 24] = '0;
+            end
+            KRtx: if (!rtx_w) begin
+              rtxpsn_d[c*16 +: 16] = rtxpsn_q[c*16 +: 16] + 16'd1;
+              if (rtxpsn_q[c*16 +: 16] + 16'd1 == npsn_q[c*16 +: 16]) rtxact_d[c] = 1'b0;
+            end
+            KMig: begin
+              migpsn_d[c*16 +: 16] = migpsn_q[c*16 +: 16] + 16'd1;
+              if (migpsn_q[c*16 +: 16] + 16'd1 == npsn_q[c*16 +: 16]) fost_d[c*3 +: 3] = StRetired;
+            end
+            default: ;
+          endcase
+        end
+        if ((new_go && new_c == CIW'(c)) || (job_go && !new_go && s_kind == KMig && s_c2 == CIW'(c))) begin
+          npsn_d[c*16 +: 16] = npsn_q[c*16 +: 16] + 16'd1;
+        end
+        if (pb_any && pb_c == CIW'(c) && !owe_w) begin
+          owe_d[c*2 +: 2] = '0;
+          oweage_d[c*16 +: 16] = '0;
+        end
+        // 7. descriptor walker
+        if (wk_hit[c/NPC] && wk_c[(c/NPC)*CIW +: CIW] == CIW'(c)) begin
+          free_d[c*16 +: 16] = free_q[c*16 +: 16] + 16'd1;
+        end
+      end
+    end
+    // out_bytes: + P of a NEW or MIGRATE job, - P of the walker's descriptor
+    always_comb begin
+      ob_d = ob_q;
+      for (int p = 0; p < NumPorts; p++) begin
+        if ((new_go || (job_go && s_kind == KMig)) && job_port == 2'(p)) begin
+          ob_d[p*24 +: 24] = ob_d[p*24 +: 24] + (new_go ? 24'(new_P) : 24'(s_jP));
+        end
+        if (wk_hit[p]) begin
+          ob_d[p*24 +: 24] = ob_d[p*24 +: 24] - 24'(wk_desc[p][12:0]);
+        end
+      end
+    end
+    assign s_inc_gbn = n_gbn;
+    assign s_inc_rto = n_rto;
+    assign s_inc_nack_rcvd = n_nack;
+    assign s_inc_fo_ack_rcvd = n_foack;
+
+    // CRC of the builders
+    always_comb begin
+      crc_d = crc_q;
+      for (int p = 0; p < NumPorts; p++) begin
+        if (app_crc[p]) begin
+          crc_d[p*32 +: 32] = crc32c_upd(crc_q[p*32 +: 32], app_ch[p*CH*8 +: CH*8], app_from[p*7 +: 7], app_s[p*7 +: 7]);
+        end
+        if (job_go && job_port == 2'(p)) crc_d[p*32 +: 32] = 32'hffffffff;
+      end
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        npsn_q <= '0; ack_q <= '0; free_q <= '0; rtxpsn_q <= '0; owepsn_q <= '0; oweage_q <= '0;
+        migpsn_q <= '0; fapsn_q <= '0; rtxact_q <= '0; fodue_q <= '0; foans_q <= '0; rtotmr_q <= '0;
+        fotmr_q <= '0; owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0;
+      end else begin
+        npsn_q <= npsn_d; ack_q <= ack_d; free_q <= free_d; rtxpsn_q <= rtxpsn_d; owepsn_q <= owepsn_d;
+        oweage_q <= oweage_d; migpsn_q <= migpsn_d; fapsn_q <= fapsn_d; rtxact_q <= rtxact_d;
+        fodue_q <= fodue_d; foans_q <= foans_d; rtotmr_q <= rtotmr_d; fotmr_q <= fotmr_d; owe_q <= owe_d;
+        fost_q <= fost_d; ob_q <= ob_d; crc_q <= crc_d;
+      end
+    end
+    // descriptors: one write per edge (NEW or MIGRATE), never over a held one
+    always_ff @(posedge clk_i) begin
+      if (rst_ni && new_go) begin
+        desc_q[32'(new_c)*Window + widx(new_psn)] <= {new_first, new_n, new_P};
+      end else if (rst_ni && job_go && s_kind == KMig) begin
+        desc_q[32'(s_c2)*Window + widx(s_jpsn)] <= s2_desc;
+      end
+    end
+
+    // observability
+    always_comb begin
+      for (int c = 0; c < NC; c++) begin
+        conn_npsn_o[c*16 +: 16]    = npsn_q[c*16 +: 16];
+        conn_ack_psn_o[c*16 +: 16] = ack_q[c*16 +: 16];
+        s1_d = npsn_q[c*16 +: 16] - free_q[c*16 +: 16];
+        conn_inflight_o[c*IW +: IW] = s1_d[IW-1:0];
+        conn_state_o[c*3 +: 3]     = (fost_q[c*3 +: 3] != StLive) ? fost_q[c*3 +: 3] : {2'b00, rtxact_q[c]};
+      end
+    end
+    assign out_bytes_o = ob_q;
+
+`ifndef SYNTHESIS
+`ifdef SUE_ASSERT
+    logic [NC*16-1:0] a_fa, a_fn;
+    always_comb begin
+      for (int c = 0; c < NC; c++) begin
+        a_fa[c*16 +: 16] = ack_q[c*16 +: 16] - free_q[c*16 +: 16];
+        a_fn[c*16 +: 16] = npsn_q[c*16 +: 16] - free_q[c*16 +: 16];
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) begin
+        for (int c = 0; c < NC; c++) begin
+          assert (a_fa[c*16 +: 16] <= a_fn[c*16 +: 16] && a_fn[c*16 +: 16] <= 16'(Window))
+            else $error("sue_tx: connection %0d: free_psn %0d, ack_psn %0d, npsn %0d out of order or beyond Window",
+                        c, free_q[c*16 +: 16], ack_q[c*16 +: 16], npsn_q[c*16 +: 16]);
+        end
+        if (new_go) begin
+          assert (npsn_q[new_c*16 +: 16] - free_q[new_c*16 +: 16] < 16'(Window))
+            else $error("sue_tx: NEW descriptor written over a held one (connection %0d)", new_c);
+        end
+        if (job_go && !new_go && s_kind == KMig) begin
+          assert (npsn_q[s_c2*16 +: 16] - free_q[s_c2*16 +: 16] < 16'(Window))
+            else $error("sue_tx: MIGRATE descriptor written over a held one (connection %0d)", s_c2);
+        end
+        for (int p = 0; p < NumPorts; p++) begin
+          if (wk_hit[p]) begin
+            assert (ob_q[p*24 +: 24] >= 24'(wk_desc[p][12:0]))
+              else $error("sue_tx: out_bytes of port %0d underflows", p);
+          end
+        end
+      end
+    end
+`endif
+`endif
+  end else begin : g_lite
+    assign cwin      = '0;
+    assign blocked   = '0;
+    assign ob_cur    = '0;
+    assign crc_cur   = '0;
+    assign s_hit     = 1'b0;
+    assign s_kind    = '0;
+    assign s_c       = '0;
+    assign s_c2      = '0;
+    assign s_port    = '0;
+    assign s_jk      = 1'b0;
+    assign s_ji      = '0;
+    assign s_jv      = '0;
+    assign s_jpsn    = '0;
+    assign s_jfirst  = '0;
+    assign s_jn      = '0;
+    assign s_jP      = '0;
+    assign s_jop     = '0;
+    assign s_japsn   = '0;
+    assign s_jrsvd   = '0;
+    assign new_psn   = '0;
+    assign new_op    = '0;
+    assign new_apsn  = '0;
+    assign wk_hit    = '0;
+    assign wk_q      = '0;
+    assign wk_first  = '0;
+    assign wk_n      = '0;
+    assign s_inc_gbn = '0;
+    assign s_inc_rto = '0;
+    assign s_inc_nack_rcvd   = '0;
+    assign s_inc_fo_ack_rcvd = '0;
+    assign conn_npsn_o     = '0;
+    assign conn_ack_psn_o  = '0;
+    assign conn_inflight_o = '0;
+    assign conn_state_o    = '0;
+    assign out_bytes_o     = '0;
+    // SUE Lite has no feedback, no CRC, no timers
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic unused_lite;
+    assign unused_lite = ^{fb_valid_i, fb_peer_i, fb_vc_i, fb_owe_i, fb_owe_psn_i, fb_rop_i, fb_rapsn_i, fb_fo_i,
+                           fb_fo_port_i, rto_q, ack_delay_q, fo_retry_q, part_q, hop_q, app_crc, app_ch, app_from,
+                           app_s, fo_port, psel_ok, new_c, s_c, s_c2, s_jP};
+    /* verilator lint_on UNUSEDSIGNAL */
+  end
+
+  // ---------------------------------------------------------------- C3: the job (step 4)
+  logic [3:0]     job_i;
+  logic [1:0]     job_v;
+  logic           job_k;
+  logic [15:0]    job_psn, job_apsn;
+  logic [QB-1:0]  job_first;
+  logic [PW-1:0]  job_n;
+  logic [3:0]     job_rsvd;
+  always_comb begin
+    new_go   = !s_hit && new_hit;
+    job_go   = s_hit || new_hit;
+    job_port = s_hit ? s_port : new_t;
+    job_k    = s_hit ? s_jk : 1'b0;
+    job_i    = s_hit ? s_ji : new_i;
+    job_v    = s_hit ? s_jv : new_v;
+    job_psn  = s_hit ? s_jpsn : new_psn;
+    job_first = s_hit ? s_jfirst : new_first;
+    job_n    = s_hit ? (s_jk ? '0 : s_jn) : new_n;
+    job_op   = s_hit ? s_jop : new_op;
+    job_apsn = s_hit ? s_japsn : new_apsn;
+    job_rsvd = s_hit ? s_jrsvd : 4'd0;
+  end
+
+  // scheduler registers (NEW)
+  logic [4:0] c3_n;
+  always_comb begin
+    rr_d      = rr_q;
+    wrr_vc_d  = wrr_vc_q;
+    wrr_cnt_d = wrr_cnt_q;
+    c3_n      = (new_v == wrr_vc_q) ? (5'(wrr_cnt_q) + 5'd1) : 5'd1;
+    if (new_go) begin
+      rr_d[new_v*4 +: 4] = (new_i == 4'(NumPeers - 1)) ? 4'd0 : (new_i + 4'd1);
+      if (c3_n >= ((weight_q[new_v*4 +: 4] == 4'd0) ? 5'd1 : 5'(weight_q[new_v*4 +: 4]))) begin
+        wrr_vc_d  = new_v + 2'd1;
+        wrr_cnt_d = '0;
+      end else begin
+        wrr_vc_d  = new_v;
+        wrr_cnt_d = c3_n[3:0];
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- C4: builders, ingress, frees
+  logic              b_free, b_all, b_load, b_eof;
+  logic [6:0]        b_m, b_base, b_s, b_from;
+  logic [255:0]      b_beat, b_raw;
+  logic [CH*8-1:0]   b_ch;
+  logic [ACC*8-1:0]  b_sh, b_ext;
+  logic [2:0]        b_nph;
+  logic [QB-1:0]     b_nk, b_slot;
+  logic [3:0]        b_nj;
+  logic              b_crc;
+  logic [QIW-1:0]    b_q;
+  logic [11:0]       b_dlen;
+  logic [12:0]       b_rem;
+  logic [9:0]        b_peer;
+  logic [15:0]       b_ophdr;
+  logic [DataW-1:0]  b_dbeat;
+  logic [NQ*QDepth-1:0] ack_set;
+  // ingress temporaries
+  logic [11:0]       g_dlen;
+  logic [4:0]        g_nb;
+  logic              g_bad, g_hit, g_full;
+  logic [3:0]        g_peer;
+  logic [QIW-1:0]    g_q;
+  logic              wr_ctrl, wr_data;
+  logic [QIW-1:0]    wr_q;
+  logic [3:0]        wr_beat;
+  logic [NQ*2-1:0]   cr_drop;
+  logic [CntW-1:0]   inc [NumCnt];
+  logic              b_cov;
+  logic [CntW-1:0]   n_bytes_out, n_frames_out;
+
+  always_comb begin
+    busy_d = busy_q; jk_d = jk_q; ji_d = ji_q; jv_d = jv_q; jpsn_d = jpsn_q; jfirst_d = jfirst_q; jn_d = jn_q;
+    jop_d = jop_q; japsn_d = japsn_q; jrsvd_d = jrsvd_q; acc_d = acc_q; accn_d = accn_q; ph_d = ph_q;
+    bk_d = bk_q; bj_d = bj_q; fbeat_d = fbeat_q;
+    mv_d = mv_q; msof_d = msof_q; meof_d = meof_q; mdata_d = mdata_q; mnb_d = mnb_q;
+    app_crc = '0; app_ch = '0; app_from = '0; app_s = '0;
+    ack_set = '0;
+    dead_d  = dead_q | dies;
+    n_bytes_out = '0; n_frames_out = '0;
+    // 5. builders
+    for (int p = 0; p < NumPorts; p++) begin
+      if (mv_q[p] && mac_tx_ready_i[p]) begin
+        n_bytes_out = n_bytes_out + CntW'(mnb_q[p*6 +: 6]);
+        if (meof_q[p]) n_frames_out = n_frames_out + 1'b1;
+      end
+      b_free = !mv_q[p] || mac_tx_ready_i[p];
+      b_q    = QIW'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]});
+      b_all = 1'b0; b_load = 1'b0; b_m = '0; b_eof = 1'b0; b_raw = '0; b_beat = '0; b_ch = '0; b_s = '0;
+      b_from = '0; b_crc = 1'b0; b_nph = '0; b_nk = '0; b_nj = '0; b_slot = '0; b_dlen = '0; b_dbeat = '0;
+      b_rem = '0; b_peer = '0; b_ophdr = '0; b_base = '0; b_sh = '0; b_ext = '0;
+      if (dies[p]) begin
+        if (Profile == 1 && busy_q[p]) begin  // Lite: the PDU is lost, its slots are released
+          for (int s = 0; s < QDepth; s++) begin
+            if (PW'(QB'(s) - jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*QDepth + s] = 1'b1;
+          end
+        end
+        busy_d[p] = 1'b0;
+        accn_d[p*7 +: 7] = '0;
+        acc_d[p*ACC*8 +: ACC*8] = '0;
+        mv_d[p] = 1'b0;
+      end else if (!busy_q[p]) begin
+        if (b_free) mv_d[p] = 1'b0;
+      end else begin
+        b_all  = (ph_q[p*3 +: 3] == PhDone);
+        b_load = b_free && (accn_q[p*7 +: 7] >= 7'd32 || (b_all && accn_q[p*7 +: 7] != 7'd0));
+        b_m    = (accn_q[p*7 +: 7] >= 7'd32) ? 7'd32 : accn_q[p*7 +: 7];
+        b_eof  = b_all && accn_q[p*7 +: 7] <= 7'd32;
+        b_raw  = acc_q[p*ACC*8 + ACC*8 - 1 -: 256];
+        b_beat = b_raw;
+        if (Profile == 1 && fbeat_q[p]) begin
+          // Lite: the 6-byte header spread over the DA/SA positions
+          b_beat[255-8*1 -: 24] = b_raw[255-8*6 -: 24];   // 1..3  = acc[6..8]
+          b_beat[255-8*4 -: 16] = b_raw[255-8*1 -: 16];   // 4..5  = acc[1..2]
+          b_beat[255-8*6 -: 8]  = b_raw[255-8*3 -: 8];    // 6     = acc[3]
+          b_beat[255-8*7 -: 24] = b_raw[255-8*9 -: 24];   // 7..9  = acc[9..11]
+          b_beat[255-8*10 -: 16] = b_raw[255-8*4 -: 16];  // 10..11 = acc[4..5]
+        end
+        if (b_load) begin
+          mv_d[p]   = 1'b1;
+          mdata_d[p*256 +: 256] = b_beat;
+          msof_d[p] = fbeat_q[p];
+          meof_d[p] = b_eof;
+          mnb_d[p*6 +: 6] = b_m[5:0];
+          fbeat_d[p] = 1'b0;
+          if (b_eof) begin
+            busy_d[p] = 1'b0;
+            if (Profile == 1) begin  // Lite: slots freed when the last beat is loaded
+              for (int s = 0; s < QDepth; s++) begin
+                if (PW'(QB'(s) - jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*QDepth + s] = 1'b1;
+              end
+            end
+          end
+        end else if (b_free) begin
+          mv_d[p] = 1'b0;
+        end
+        // the next chunk
+        b_ch   = '0;
+        b_s    = '0;
+        b_from = '0;
+        b_crc  = (Profile == 0);
+        b_nph  = ph_q[p*3 +: 3];
+        b_nk   = bk_q[p*QB +: QB];
+        b_nj   = bj_q[p*4 +: 4];
+        b_slot = jfirst_q[p*QB +: QB] + bk_q[p*QB +: QB];
+        b_dlen = sl_dlen[32'(b_q)*QDepth + 32'(b_slot)];
+        b_dbeat = sl_data[(32'(b_q)*QDepth + 32'(b_slot))*NB + 32'(bj_q[p*4 +: 4])];
+        b_rem  = 13'(b_dlen) - 13'(32'(bj_q[p*4 +: 4]) * DB);
+        b_peer = peer_q[ji_q[p*4 +: 4]*10 +: 10];
+        b_ophdr = {(PW'(bk_q[p*QB +: QB]) + 1'b1 == jn_q[p*PW +: PW]), 3'b000, b_dlen + 12'd18};
+        case (ph_q[p*3 +: 3])
+          PhHdr: begin
+            if (Profile == 0) begin
+              b_ch[CH*8-1 -: 176] = {8'h02, 2'b00, ji_q[p*4 +: 4], jv_q[p*2 +: 2], 22'd0, b_peer,
+                                     2'b00, jv_q[p*2 +: 2], 4'b0010, hop_q, 22'd0, own_q, 16'h88b6,
+                                     2'b00, jop_q[p*2 +: 2], 2'b00, own_q, jpsn_q[p*16 +: 16],
+                                     jv_q[p*2 +: 2], jrsvd_q[p*4 +: 4], part_q, japsn_q[p*16 +: 16]};
+              b_s    = 7'd22;
+              b_from = 7'd14;
+            end else begin
+              b_ch[CH*8-1 -: 48] = {8'h22, 6'd0, b_peer, 2'b00, jv_q[p*2 +: 2], 4'b0010, 6'd0, own_q};
+              b_s    = 7'd6;
+            end
+            b_nph = jk_q[p] ? PhEmpty : PhOp;
+            b_nk  = '0;
+            b_nj  = '0;
+          end
+          PhOp: begin
+            b_ch[CH*8-1 -: 160] = {b_ophdr, sl_ctrl[32'(b_q)*QDepth + 32'(b_slot)]};
+            b_s = 7'd20;
+            if (b_dlen != 12'd0) begin
+              b_nph = PhData;
+              b_nj  = '0;
+            end else if (PW'(bk_q[p*QB +: QB]) + 1'b1 < jn_q[p*PW +: PW]) begin
+              b_nph = PhOp;
+              b_nk  = bk_q[p*QB +: QB] + 1'b1;
+            end else begin
+              b_nph = (Profile == 0) ? PhTrl : PhDone;
+            end
+          end
+          PhData: begin
+            b_s = (b_rem > 13'(DB)) ? 7'(DB) : 7'(b_rem);
+            for (int k = 0; k < DB; k++) begin
+              if (7'(k) < b_s) b_ch[CH*8-1-8*k -: 8] = b_dbeat[DataW-1-8*k -: 8];
+            end
+            if (b_rem > 13'(DB)) begin
+              b_nj = bj_q[p*4 +: 4] + 4'd1;
+            end else if (PW'(bk_q[p*QB +: QB]) + 1'b1 < jn_q[p*PW +: PW]) begin
+              b_nph = PhOp;
+              b_nk  = bk_q[p*QB +: QB] + 1'b1;
+              b_nj  = '0;
+            end else begin
+              b_nph = (Profile == 0) ? PhTrl : PhDone;
+            end
+          end
+          PhEmpty: begin
+            b_ch[CH*8-1 -: 16] = 16'h8000;
+            b_s   = 7'd2;
+            b_nph = (Profile == 0) ? PhTrl : PhDone;
+          end
+          PhTrl: begin
+            b_ch[CH*8-1 -: 32] = ~crc_cur[p*32 +: 32];
+            b_s   = 7'd4;
+            b_crc = 1'b0;
+            b_nph = PhDone;
+          end
+          default: ;
+        endcase
+        b_base = accn_q[p*7 +: 7] - (b_load ? b_m : 7'd0);
+        b_sh   = acc_q[p*ACC*8 +: ACC*8] << (b_load ? {b_m, 3'b000} : 10'd0);
+        b_ext  = '0;
+        b_ext[ACC*8-1 -: CH*8] = b_ch;
+        if (b_s != 7'd0 && 32'(b_base) + 32'(b_s) <= ACC) begin
+          acc_d[p*ACC*8 +: ACC*8] = b_sh | (b_ext >> {b_base, 3'b000});
+          accn_d[p*7 +: 7] = b_base + b_s;
+          ph_d[p*3 +: 3]   = b_nph;
+          bk_d[p*QB +: QB] = b_nk;
+          bj_d[p*4 +: 4]   = b_nj;
+          app_crc[p]       = b_crc;
+          app_ch[p*CH*8 +: CH*8] = b_ch;
+          app_from[p*7 +: 7] = b_from;
+          app_s[p*7 +: 7]  = b_s;
+        end else begin
+          acc_d[p*ACC*8 +: ACC*8] = b_sh;
+          accn_d[p*7 +: 7] = b_base;
+        end
+      end
+    end
+    // job start
+    for (int p = 0; p < NumPorts; p++) begin
+      if (job_go && job_port == 2'(p)) begin
+        busy_d[p]  = 1'b1;
+        jk_d[p]    = job_k;
+        ji_d[p*4 +: 4]   = job_i;
+        jv_d[p*2 +: 2]   = job_v;
+        jpsn_d[p*16 +: 16] = job_psn;
+        jfirst_d[p*QB +: QB] = job_first;
+        jn_d[p*PW +: PW] = job_n;
+        jop_d[p*2 +: 2]  = job_op;
+        japsn_d[p*16 +: 16] = job_apsn;
+        jrsvd_d[p*4 +: 4] = job_rsvd;
+        fbeat_d[p] = 1'b1;
+        ph_d[p*3 +: 3] = PhHdr;
+        bk_d[p*QB +: QB] = '0;
+        bj_d[p*4 +: 4] = '0;
+      end
+    end
+  end
+
+  // 6. ingress, 7. frees, counters
+  always_comb begin
+    for (int i = 0; i < NumCnt; i++) inc[i] = '0;
+    in_act_d = in_act_q; in_drop_d = in_drop_q; in_err_d = in_err_q; in_q_d = in_q_q; in_beat_d = in_beat_q;
+    in_nb_d = in_nb_q;
+    e_cmd_d = e_cmd_q; e_dest_d = e_dest_q; e_ovf_d = e_ovf_q;
+    e_nop_d = e_nop_q || !any_live;
+    tail_d = tail_q;
+    cr_drop = '0;
+    wr_ctrl = 1'b0;
+    wr_data = 1'b0;
+    wr_q    = '0;
+    wr_beat = '0;
+    g_dlen  = tx_control_i[135:124];
+    g_nb    = (tx_valid_i == 2'd2) ? 5'((32'(g_dlen) + DB - 1) / DB) : 5'd0;
+    g_bad   = (tx_cycle_i != 4'd0) || (tx_valid_i == 2'd1 && g_dlen != 12'd0) ||
+              (tx_valid_i == 2'd2 && (g_dlen == 12'd0 || 32'(g_dlen) > MaxData));
+    g_hit   = 1'b0;
+    g_peer  = '0;
+    for (int i = NumPeers - 1; i >= 0; i--) begin
+      if (peer_q[i*10 +: 10] == tx_xpuid_i) begin
+        g_hit  = 1'b1;
+        g_peer = 4'(i);
+      end
+    end
+    g_q    = QIW'({g_peer, tx_vc_i});
+    g_full = (tail_q[g_q*PW +: PW] - head_q[g_q*PW +: PW]) == PW'(QDepth);
+    if (!in_act_q) begin
+      if (tx_valid_i == 2'd1 || tx_valid_i == 2'd2) begin
+        if (g_bad) begin
+          inc[CCmdBad] = 1;
+          e_cmd_d = 1'b1;
+        end else if (!g_hit || g_full) begin
+          if (!g_hit) begin
+            inc[CCmdBad] = 1;
+            e_dest_d = 1'b1;
+          end else begin
+            inc[CCmdOverflow] = 1;
+            e_ovf_d = 1'b1;
+          end
+          if (g_nb > 5'd1) begin
+            in_act_d = 1'b1; in_drop_d = 1'b1; in_err_d = 1'b0; in_q_d = g_q; in_beat_d = 4'd1; in_nb_d = g_nb;
+          end
+        end else begin
+          wr_ctrl = 1'b1;
+          wr_data = g_nb >= 5'd1;
+          wr_q    = g_q;
+          wr_beat = '0;
+          if (g_nb <= 5'd1) begin
+            if (!tx_err_i) begin
+              tail_d[g_q*PW +: PW] = tail_q[g_q*PW +: PW] + 1'b1;
+              inc[CCmdsIn] = 1;
+            end else begin
+              inc[CCmdErr] = 1;
+              cr_drop[g_q*2 +: 2] = 2'd1;
+            end
+          end else begin
+            in_act_d = 1'b1; in_drop_d = 1'b0; in_err_d = tx_err_i; in_q_d = g_q; in_beat_d = 4'd1; in_nb_d = g_nb;
+          end
+        end
+      end else if (tx_valid_i == 2'd3) begin
+        inc[CStray] = 1;
+      end
+    end else begin
+      if (tx_valid_i == 2'd2 && tx_cycle_i == in_beat_q) begin
+        wr_data = !in_drop_q;
+        wr_q    = in_q_q;
+        wr_beat = in_beat_q;
+        in_err_d = in_err_q || tx_err_i;
+        if (5'(in_beat_q) + 5'd1 == in_nb_q) begin
+          in_act_d = 1'b0;
+          if (!in_drop_q) begin
+            if (in_err_q || tx_err_i) begin
+              inc[CCmdErr] = 1;
+              cr_drop[in_q_q*2 +: 2] = 2'd1;
+            end else begin
+              tail_d[in_q_q*PW +: PW] = tail_q[in_q_q*PW +: PW] + 1'b1;
+              inc[CCmdsIn] = 1;
+            end
+          end
+        end else begin
+          in_beat_d = in_beat_q + 4'd1;
+        end
+      end else begin
+        in_act_d = 1'b0;
+        inc[CCmdBad] = 1;
+        e_cmd_d = 1'b1;
+        if (!in_drop_q) cr_drop[in_q_q*2 +: 2] = 2'd1;
+      end
+    end
+
+    // 7. descriptor walkers' acknowledged ranges, slot frees
+    acked_d = acked_q | ack_set;
+    for (int p = 0; p < NumPorts; p++) begin
+      if (wk_hit[p]) begin
+        for (int s = 0; s < QDepth; s++) begin
+          if (PW'(QB'(s) - wk_first[p*QB +: QB]) < wk_n[p*PW +: PW]) acked_d[32'(wk_q[p*QIW +: QIW])*QDepth + s] = 1'b1;
+        end
+      end
+    end
+    head_d   = head_q;
+    credit_d = cr_drop;
+    for (int q = 0; q < NQ; q++) begin
+      b_cov = 1'b0;
+      for (int p = 0; p < NumPorts; p++) begin
+        if (busy_q[p] && {ji_q[p*4 +: 4], jv_q[p*2 +: 2]} == 6'(q) &&
+            PW'(head_q[q*PW +: QB] - jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) b_cov = 1'b1;
+      end
+      if (head_q[q*PW +: PW] != send_q[q*PW +: PW] && acked_q[q*QDepth + 32'(head_q[q*PW +: QB])] && !b_cov) begin
+        acked_d[q*QDepth + 32'(head_q[q*PW +: QB])] = 1'b0;
+        head_d[q*PW +: PW] = head_q[q*PW +: PW] + 1'b1;
+        credit_d[q*2 +: 2] = credit_d[q*2 +: 2] + 2'd1;
+      end
+    end
+    send_d = send_q;
+    if (new_go) send_d[new_q*PW +: PW] = send_q[new_q*PW +: PW] + new_n;
+
+    // counters
+    inc[CPdusNew]   = CntW'(new_go);
+    inc[CPdusRtx]   = CntW'(job_go && !new_go && s_kind == KRtx);
+    inc[CPdusMig]   = CntW'(job_go && !new_go && s_kind == KMig);
+    inc[CAckOnly]   = CntW'(job_go && !new_go && s_kind == KAckOnly);
+    inc[CAckSent]   = CntW'(job_go && (new_go || s_kind == KRtx || s_kind == KAckOnly || s_kind == KMig) && job_op == 2'd1);
+    inc[CNackSent]  = CntW'(job_go && (new_go || s_kind == KRtx || s_kind == KAckOnly || s_kind == KMig) && job_op == 2'd2);
+    inc[CNackRcvd]  = s_inc_nack_rcvd;
+    inc[CGbn]       = s_inc_gbn;
+    inc[CRto]       = s_inc_rto;
+    inc[CFoReqSent] = CntW'(job_go && !new_go && s_kind == KFoReq);
+    inc[CFoAckSent] = CntW'(job_go && !new_go && s_kind == KFoAck);
+    inc[CFoAckRcvd] = s_inc_fo_ack_rcvd;
+    inc[CCmdsSent]  = new_go ? CntW'(new_n) : '0;
+    inc[CPayload]   = new_go ? CntW'(new_P) - CntW'({new_n, 1'b0}) : '0;
+    inc[CFramesOut] = n_frames_out;
+    inc[CBytesOut]  = n_bytes_out;
+    for (int i = 0; i < NumCnt; i++) cnt_d[i*CntW +: CntW] = cnt_q[i*CntW +: CntW] + inc[i];
+  end
+
+  // ---------------------------------------------------------------- registers
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      own_q <= cfg_own_xpuid_i; peer_q <= cfg_peer_xpuid_i; strict_q <= cfg_strict_i; part_q <= cfg_partition_i;
+      hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
+      fo_retry_q <= cfg_fo_retry_i;
+      head_q <= '0; send_q <= '0; tail_q <= '0; acked_q <= '0;
+      in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
+      busy_q <= '0; jk_q <= '0; ji_q <= '0; jv_q <= '0; jpsn_q <= '0; jfirst_q <= '0; jn_q <= '0; jop_q <= '0;
+      japsn_q <= '0; jrsvd_q <= '0; acc_q <= '0; accn_q <= '0; ph_q <= '0; bk_q <= '0; bj_q <= '0; fbeat_q <= '0;
+      mv_q <= '0; msof_q <= '0; meof_q <= '0; mdata_q <= '0; mnb_q <= '0;
+      wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0; credit_q <= '0;
+      e_cmd_q <= 1'b0; e_dest_q <= 1'b0; e_ovf_q <= 1'b0; e_nop_q <= 1'b0; cnt_q <= '0;
+    end else begin
+      head_q <= head_d; send_q <= send_d; tail_q <= tail_d; acked_q <= acked_d;
+      in_act_q <= in_act_d; in_drop_q <= in_drop_d; in_err_q <= in_err_d; in_q_q <= in_q_d;
+      in_beat_q <= in_beat_d; in_nb_q <= in_nb_d;
+      busy_q <= busy_d; jk_q <= jk_d; ji_q <= ji_d; jv_q <= jv_d; jpsn_q <= jpsn_d; jfirst_q <= jfirst_d;
+      jn_q <= jn_d; jop_q <= jop_d; japsn_q <= japsn_d; jrsvd_q <= jrsvd_d; acc_q <= acc_d; accn_q <= accn_d;
+      ph_q <= ph_d; bk_q <= bk_d; bj_q <= bj_d; fbeat_q <= fbeat_d;
+      mv_q <= mv_d; msof_q <= msof_d; meof_q <= meof_d; mdata_q <= mdata_d; mnb_q <= mnb_d;
+      wrr_vc_q <= wrr_vc_d; wrr_cnt_q <= wrr_cnt_d; rr_q <= rr_d; dead_q <= dead_d; credit_q <= credit_d;
+      e_cmd_q <= e_cmd_d; e_dest_q <= e_dest_d; e_ovf_q <= e_ovf_d; e_nop_q <= e_nop_d; cnt_q <= cnt_d;
+    end
+  end
+
+  // slot memory: one command write per edge (ingress)
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && wr_ctrl) begin
+      sl_ctrl[32'(wr_q)*QDepth + 32'(tail_q[wr_q*PW +: QB])] <= tx_control_i;
+      sl_dlen[32'(wr_q)*QDepth + 32'(tail_q[wr_q*PW +: QB])] <= g_dlen;
+    end
+    if (rst_ni && wr_data) begin
+      sl_data[(32'(wr_q)*QDepth + 32'(tail_q[wr_q*PW +: QB]))*NB + 32'(wr_beat)] <= tx_data_i;
+    end
+  end
+
+  // ---------------------------------------------------------------- outputs
+  assign tx_credit_o     = credit_q;
+  assign mac_tx_valid_o  = mv_q;
+  assign mac_tx_data_o   = mdata_q;
+  assign mac_tx_sof_o    = msof_q;
+  assign mac_tx_eof_o    = meof_q;
+  assign mac_tx_nbytes_o = mnb_q;
+  assign port_dead_o     = dead_q;
+  assign err_cmd_o       = e_cmd_q;
+  assign err_dest_o      = e_dest_q;
+  assign err_overflow_o  = e_ovf_q;
+  assign err_no_port_o   = e_nop_q;
+  always_comb begin
+    for (int q = 0; q < NQ; q++) begin
+      q_count_o[q*PW +: PW]  = tail_q[q*PW +: PW] - head_q[q*PW +: PW];
+      q_unsent_o[q*PW +: PW] = tail_q[q*PW +: PW] - send_q[q*PW +: PW];
+    end
+  end
+  assign cnt_cmds_in_o       = cnt_q[CCmdsIn*CntW +: CntW];
+  assign cnt_cmd_bad_o       = cnt_q[CCmdBad*CntW +: CntW];
+  assign cnt_cmd_err_o       = cnt_q[CCmdErr*CntW +: CntW];
+  assign cnt_cmd_overflow_o  = cnt_q[CCmdOverflow*CntW +: CntW];
+  assign cnt_stray_cycles_o  = cnt_q[CStray*CntW +: CntW];
+  assign cnt_pdus_new_o      = cnt_q[CPdusNew*CntW +: CntW];
+  assign cnt_pdus_rtx_o      = cnt_q[CPdusRtx*CntW +: CntW];
+  assign cnt_pdus_mig_o      = cnt_q[CPdusMig*CntW +: CntW];
+  assign cnt_ack_only_o      = cnt_q[CAckOnly*CntW +: CntW];
+  assign cnt_ack_sent_o      = cnt_q[CAckSent*CntW +: CntW];
+  assign cnt_nack_sent_o     = cnt_q[CNackSent*CntW +: CntW];
+  assign cnt_nack_rcvd_o     = cnt_q[CNackRcvd*CntW +: CntW];
+  assign cnt_gbn_o           = cnt_q[CGbn*CntW +: CntW];
+  assign cnt_rto_o           = cnt_q[CRto*CntW +: CntW];
+  assign cnt_fo_req_sent_o   = cnt_q[CFoReqSent*CntW +: CntW];
+  assign cnt_fo_ack_sent_o   = cnt_q[CFoAckSent*CntW +: CntW];
+  assign cnt_fo_ack_rcvd_o   = cnt_q[CFoAckRcvd*CntW +: CntW];
+  assign cnt_cmds_sent_o     = cnt_q[CCmdsSent*CntW +: CntW];
+  assign cnt_payload_bytes_o = cnt_q[CPayload*CntW +: CntW];
+  assign cnt_frames_out_o    = cnt_q[CFramesOut*CntW +: CntW];
+  assign cnt_bytes_out_o     = cnt_q[CBytesOut*CntW +: CntW];
+
+  // ---------------------------------------------------------------- assertions
+`ifndef SYNTHESIS
+`ifdef SUE_ASSERT
+  logic [NQ*(PW+1)-1:0]     a_sh, a_ts;
+  logic [NumPorts*QB-1:0]   a_rel;
+  logic [NumPorts*PW-1:0]   a_cnt;
+  always_comb begin
+    for (int q = 0; q < NQ; q++) begin
+      a_sh[q*(PW+1) +: PW+1] = {1'b0, send_q[q*PW +: PW] - head_q[q*PW +: PW]};
+      a_ts[q*(PW+1) +: PW+1] = {1'b0, tail_q[q*PW +: PW] - send_q[q*PW +: PW]};
+    end
+    for (int p = 0; p < NumPorts; p++) begin
+      a_rel[p*QB +: QB] = jfirst_q[p*QB +: QB] + bk_q[p*QB +: QB] -
+                          head_q[32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]})*PW +: QB];
+      a_cnt[p*PW +: PW] = tail_q[32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]})*PW +: PW] -
+                          head_q[32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]})*PW +: PW];
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (!(wr_ctrl && g_full)) else $error("sue_tx: write to a full queue %0d", wr_q);
+      for (int q = 0; q < NQ; q++) begin
+        assert (a_sh[q*(PW+1) +: PW+1] + a_ts[q*(PW+1) +: PW+1] <= (PW+1)'(QDepth))
+          else $error("sue_tx: queue %0d: head <= send <= tail violated", q);
+      end
+      for (int p = 0; p < NumPorts; p++) begin
+        if (busy_q[p] && !dies[p] && (ph_q[p*3 +: 3] == PhOp || ph_q[p*3 +: 3] == PhData)) begin
+          assert (PW'(a_rel[p*QB +: QB]) < a_cnt[p*PW +: PW])
+            else $error("sue_tx: builder %0d reads a slot outside [head, tail)", p);
+        end
+        if (mv_d[p] && !meof_d[p] && busy_q[p] && !dies[p]) begin
+          assert (mnb_d[p*6 +: 6] == 6'd32) else $error("sue_tx: port %0d: nbytes != 32 on a beat that is not eof", p);
+        end
+      end
+      for (int p = 0; p < NumPorts; p++) begin
+        if (job_go && job_port == 2'(p)) begin
+          assert (live[p] && credit_ok_i[p*4 + 32'(job_v)])
+            else $error("sue_tx: a job starts on dead port %0d or without credit_ok", p);
+        end
+      end
+      if (job_go) begin
+        if (!job_k) begin
+          assert (job_n >= PW'(1) && (s_hit ? 32'(s_jP) : 32'(new_P)) <= MaxPack)
+            else $error("sue_tx: DATA PDU with n_cmd %0d, P > MaxPack", job_n);
+        end
+      end
+      for (int i = 0; i < NumPeers; i++) begin
+        assert (peer_q[i*10 +: 10] != own_q) else $error("sue_tx: peer table entry %0d holds the own XPU id", i);
+        for (int j = 0; j < i; j++) begin
+          assert (peer_q[i*10 +: 10] != peer_q[j*10 +: 10]) else $error("sue_tx: peer table entries %0d and %0d are equal", j, i);
+        end
+      end
+    end
+  end
+`endif
+`endif
+
+endmodule

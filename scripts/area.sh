@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Area of the SUE NIC blocks (make area): yosys synthesizes sue_tx and sue_rx
+# with Profile=0 (SUE) and Profile=1 (SUE Lite), NumPorts=1 and every other
+# parameter the same, to generic gates, and prints one table: logic cells,
+# flip-flops and memory bits (memories kept whole with `memory -nomap`, so an
+# inferred RAM counts as bits, not as millions of flops), per block and
+# profile, and the Lite/SUE ratio. The spec (SUE Lite, §2.2/§3.4) claims Lite
+# is "up to 50% smaller".
+#
+# Usage: scripts/area.sh [--full] [--out DIR]
+#   default  QDepth=4, Window=2, RxBufBeats=256, RxFrames=16 (the lint configuration
+#            sue_small): the slot, descriptor and buffer arrays that dominate the
+#            defaults are not inferred as RAM by yosys and would become flip-flops,
+#            which takes yosys far too long; these reduced sizes keep every piece of
+#            logic and shrink only the arrays (documented in docs/sue.md "Area").
+#   --full   the RTL defaults (QDepth=32, Window=8, RxBufBeats=512); slow.
+# Environment: YOSYS (default yosys), AREA_TIMEOUT seconds per synthesis (default 3600).
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT="$SRC/build/area"
+FULL=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --full) FULL=1 ;;
+    --out) OUT=$2; shift ;;
+    *) echo "area.sh: unknown argument '$1' (allowed: --full, --out DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+YOSYS=${YOSYS:-yosys}
+TMO=${AREA_TIMEOUT:-3600}
+if ! command -v "$YOSYS" >/dev/null 2>&1; then
+  echo "area.sh: $YOSYS not found (apt-get install yosys, or bash scripts/deps.sh)" >&2
+  exit 2
+fi
+mkdir -p "$OUT"
+
+COMMON="-set NumPorts 1 -set NumPeers 4 -set DataW 256 -set MaxData 256 -set CntW 32"
+if [ $FULL -eq 1 ]; then
+  SIZES="-set QDepth 32 -set Window 8 -set RxBufBeats 512 -set RxFrames 16"
+  SIZE_TXT="QDepth=32 Window=8 RxBufBeats=512 RxFrames=16 (RTL defaults)"
+else
+  SIZES="-set QDepth 4 -set Window 2 -set RxBufBeats 256 -set RxFrames 16"
+  SIZE_TXT="QDepth=4 Window=2 RxBufBeats=256 RxFrames=16 (reduced; --full for the defaults)"
+fi
+
+synth() {  # module profile -> $OUT/<module>_p<profile>.json or .err
+  local mod=$1 prof=$2 base="$OUT/${1}_p${2}"
+  # MaxPack follows the profile (4096 SUE, 1024 Lite), as the RTL's default does.
+  local mp=4096
+  [ "$prof" = 1 ] && mp=1024
+  cat >"$base.ys" <<EOF
+read_verilog -sv -DSYNTHESIS $SRC/rtl/sue/$mod.sv
+chparam -set Profile $prof -set MaxPack $mp $COMMON $SIZES $mod
+hierarchy -check -top $mod
+proc
+flatten
+opt -fast
+wreduce
+memory -nomap
+opt -fast
+techmap
+opt -fast
+abc -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX
+opt_clean
+write_json $base.json
+EOF
+  rm -f "$base.json" "$base.err"
+  local t0=$SECONDS
+  if timeout "$TMO" "$YOSYS" -q -l "$base.log" -s "$base.ys" >/dev/null 2>&1 && [ -s "$base.json" ]; then
+    echo "$((SECONDS - t0))" >"$base.secs"
+  else
+    local why
+    why=$(grep -m1 -E "ERROR" "$base.log" 2>/dev/null | sed "s|$SRC/||")
+    [ -z "$why" ] && why="no result within ${TMO} s"
+    echo "$why" >"$base.err"
+  fi
+}
+
+echo "scripts/area.sh: yosys $("$YOSYS" -V | awk '{print $2}'), generic gates (abc -g), $SIZE_TXT"
+for mod in sue_tx sue_rx; do
+  for prof in 0 1; do
+    echo "  synthesizing $mod Profile=$prof ..."
+    synth $mod $prof
+  done
+done
+
+python3 - "$OUT" "$SIZE_TXT" <<'EOF'
+import json, os, sys
+out, sizes = sys.argv[1], sys.argv[2]
+def count(mod, prof):
+    base = os.path.join(out, f"{mod}_p{prof}")
+    if os.path.exists(base + ".err"):
+        return {"error": open(base + ".err").read().strip()}
+    j = json.load(open(base + ".json"))
+    m = j["modules"][mod]
+    logic = ff = mem_bits = mems = 0
+    for c in m["cells"].values():
+        t = c["type"]
+        if t.startswith("$mem"):
+            p = c["parameters"]
+            mems += 1
+            mem_bits += int(p["WIDTH"], 2) * int(p["SIZE"], 2)
+        elif "DFF" in t or "DLATCH" in t or "SR_" in t:
+            ff += 1
+        else:
+            logic += 1
+    secs = open(base + ".secs").read().strip() if os.path.exists(base + ".secs") else "?"
+    return {"logic": logic, "ff": ff, "mem_bits": mem_bits, "mems": mems, "secs": secs}
+res = {(m, p): count(m, p) for m in ("sue_tx", "sue_rx") for p in (0, 1)}
+print()
+print(f"SUE NIC area, NumPorts=1, NumPeers=4, DataW=256, MaxData=256, {sizes}")
+print(f" {'block':<8} {'profile':<9} {'logic cells':>12} {'flip-flops':>11} {'memory bits':>12} {'cells':>9}  yosys")
+print(" " + "-" * 74)
+tot = {0: [0, 0, 0], 1: [0, 0, 0]}
+ok = {0: True, 1: True}
+for m in ("sue_tx", "sue_rx"):
+    for p in (0, 1):
+        r = res[(m, p)]
+        name = "SUE" if p == 0 else "SUE Lite"
+        if "error" in r:
+            ok[p] = False
+            print(f" {m:<8} {name:<9} {'n/a':>12} {'n/a':>11} {'n/a':>12} {'n/a':>9}  {r['error']}")
+            continue
+        for i, k in enumerate(("logic", "ff", "mem_bits")):
+            tot[p][i] += r[k]
+        print(f" {m:<8} {name:<9} {r['logic']:>12} {r['ff']:>11} {r['mem_bits']:>12} {r['logic'] + r['ff']:>9}  {r['secs']} s")
+for m in ("sue_tx", "sue_rx"):
+    a, b = res[(m, 0)], res[(m, 1)]
+    if "error" not in a and "error" not in b and a["logic"] + a["ff"]:
+        ratio = (b["logic"] + b["ff"]) / (a["logic"] + a["ff"])
+        print(f" {m}: Lite/SUE cells (logic + flip-flops) = {ratio:.2f} ({(1 - ratio) * 100:.0f}% smaller)")
+if ok[0] and ok[1]:
+    s, l = tot[0][0] + tot[0][1], tot[1][0] + tot[1][1]
+    print(f" sue_tx + sue_rx: SUE {s} cells, SUE Lite {l} cells: Lite/SUE = {l / s:.2f} ({(1 - l / s) * 100:.0f}% smaller); "
+          f"memory bits {tot[0][2]} vs {tot[1][2]}")
+else:
+    print(" sue_tx + sue_rx: no total (a block did not synthesize, see above)")
+print(" The spec says SUE Lite is 'up to 50% smaller' than SUE (§2.2, §3.4).")
+json.dump({f"{m}_p{p}": r for (m, p), r in res.items()}, open(os.path.join(out, "area.json"), "w"), indent=1)
+EOF

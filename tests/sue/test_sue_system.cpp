@@ -1,0 +1,168 @@
+// SUE system scenarios (label `system`): sue_system with N XPU nodes, every
+// sue_tx / sue_rx RTL in lockstep with its model unless a test says otherwise.
+// Every scenario must end with every command delivered exactly once, byte for
+// byte, at the right XPU (in order per {src, dst, VC} in strict mode), every
+// frame on the wire decoding with sue::decode, no lockstep mismatch, and the
+// recovery counters that the injected faults call for. docs/sue.md "Testbench".
+// Each TEST runs in its own process.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/gtkw_check.hpp"
+#include "common/testbench.hpp"
+
+namespace {
+
+tb::RunResult run(uint64_t seed, uint64_t cycles, std::vector<std::string> sets, const std::string& waves = "") {
+  const tb::Testbench* t = tb::find_testbench("sue_system");
+  EXPECT_NE(t, nullptr);
+  tb::RunConfig cfg;
+  cfg.testbench = "sue_system";
+  cfg.seed = seed;
+  cfg.cycles = cycles;
+  cfg.settings = tb::default_settings(*t);
+  for (auto& s : sets) cfg.settings.assign(s);
+  cfg.waves_path = waves;
+  return tb::run_testbench(cfg);
+}
+
+uint64_t tx(const tb::RunResult& r, const char* name) { return r.json["tx"][name].get<uint64_t>(); }
+uint64_t rx(const tb::RunResult& r, const char* name) { return r.json["rx"][name].get<uint64_t>(); }
+uint64_t sb(const tb::RunResult& r, const char* what) { return r.json["scoreboard"][what].get<uint64_t>(); }
+
+void expect_clean(const tb::RunResult& r, uint64_t min_cmds = 500) {
+  ASSERT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures.front()) << "\n" << r.summary;
+  EXPECT_FALSE(r.has_mismatch);
+  EXPECT_EQ(sb(r, "lost"), 0u);
+  EXPECT_EQ(sb(r, "duplicated"), 0u);
+  EXPECT_EQ(sb(r, "corrupted"), 0u);
+  EXPECT_EQ(sb(r, "reordered"), 0u);
+  EXPECT_EQ(sb(r, "unexpected"), 0u);
+  EXPECT_GT(sb(r, "matched"), min_cmds);
+  EXPECT_EQ(r.json["frames"]["decode_errors"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(r.json["drained"].get<bool>());
+  EXPECT_EQ(r.json["cbfc_errors"].get<uint64_t>(), 0u);
+  // every command a sue_tx accepted left a sue_rx
+  EXPECT_EQ(tx(r, "cmds_in"), rx(r, "cmds_out") + sb(r, "discarded"));
+}
+
+void expect_no_recovery(const tb::RunResult& r) {
+  for (const char* c : {"pdus_rtx", "nack_sent", "nack_rcvd", "gbn", "pdus_mig", "fo_req_sent"}) EXPECT_EQ(tx(r, c), 0u) << c;
+  for (const char* c : {"drop_mac", "drop_malformed", "drop_rcrc", "drop_hdr", "drop_psn", "drop_dup", "drop_dead"})
+    EXPECT_EQ(rx(r, c), 0u) << c;
+}
+
+// SUE, one port, strict: random frame drops and corruption after the FCS check
+// (only the R-CRC sees it): NACK, go-back-N and R-CRC drops, nothing lost.
+TEST(SueSystem, S1StrictDropsAndRcrc) {
+  auto r = run(1, 20000, {"sue_config=s1", "nodes=3", "mode=strict", "drop_prob=0.01", "rcrc_corrupt=0.01"});
+  expect_clean(r);
+  EXPECT_GT(r.json["frames"]["lost_link"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["frames"]["rcrc_corrupted"].get<uint64_t>(), 0u);
+  EXPECT_GT(rx(r, "drop_rcrc"), 0u);
+  EXPECT_GT(rx(r, "drop_psn"), 0u);
+  EXPECT_GT(tx(r, "nack_sent"), 0u);
+  EXPECT_GT(tx(r, "nack_rcvd"), 0u);
+  EXPECT_GT(tx(r, "gbn"), 0u);
+  EXPECT_GT(tx(r, "pdus_rtx"), 0u);
+  EXPECT_EQ(rx(r, "drop_mac"), 0u);  // no bit errors on the links: every R-CRC drop is the switch's corruption
+}
+
+// FCS-detected bit errors: sue_rx drops them (drop_mac) and go-back-N repairs.
+TEST(SueSystem, S1BitErrors) {
+  auto r = run(2, 20000, {"sue_config=s1", "nodes=2", "ber=2e-6"});
+  expect_clean(r);
+  EXPECT_GT(r.json["frames"]["fcs_bad"].get<uint64_t>(), 0u);
+  EXPECT_GT(rx(r, "drop_mac"), 0u);
+  EXPECT_GT(tx(r, "pdus_rtx"), 0u);
+  EXPECT_EQ(rx(r, "drop_rcrc"), 0u);
+}
+
+// Two ports, strict, no faults: clean, no recovery at all, both ports carry traffic.
+TEST(SueSystem, S2Strict) {
+  auto r = run(3, 15000, {"sue_config=s2", "nodes=3", "mode=strict", "load=0.6"});
+  expect_clean(r);
+  expect_no_recovery(r);
+  for (auto& p : r.json["ports"]) EXPECT_GT(p["frames"].get<uint64_t>(), 0u) << p.dump();
+}
+
+// Four ports, unordered: plane 1 fails under load; failover (FO-REQ, FO-ACK,
+// migration) delivers every command exactly once.
+TEST(SueSystem, S4UnorderedPortFailure) {
+  auto r = run(4, 15000, {"sue_config=s4", "nodes=3", "mode=unordered", "load=0.6", "fail_port=1@6000"});
+  expect_clean(r);
+  EXPECT_GT(tx(r, "fo_req_sent"), 0u);
+  EXPECT_GT(tx(r, "fo_ack_sent"), 0u);
+  EXPECT_GT(tx(r, "fo_ack_rcvd"), 0u);
+  EXPECT_GT(r.json["frames"]["fo_req"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["frames"]["lost_dead"].get<uint64_t>(), 0u);
+  EXPECT_GT(tx(r, "pdus_mig"), 0u);
+}
+
+// SUE Lite without faults: clean, no RH/R-CRC machinery (SUE-only counters 0).
+TEST(SueSystem, LiteNoFaults) {
+  auto r = run(5, 15000, {"sue_config=lite", "nodes=3"});
+  expect_clean(r);
+  expect_no_recovery(r);
+  for (const char* c : {"ack_only", "ack_sent", "rto", "fo_ack_rcvd"}) EXPECT_EQ(tx(r, c), 0u) << c;
+  for (const char* c : {"pdus_ok", "ack_frames", "fo_frames", "nack_owed"}) EXPECT_EQ(rx(r, c), 0u) << c;
+  EXPECT_GT(rx(r, "lite_ok"), 0u);
+  EXPECT_EQ(sb(r, "discarded"), 0u);
+}
+
+// SUE Lite with FCS-detected bit errors: Lite has no recovery in this testbench
+// (no LLR below it): the commands of the frames sue_rx drops are lost and
+// accounted (discarded); every other command arrives exactly once, in order.
+TEST(SueSystem, LiteFcsErrorsAccounted) {
+  auto r = run(6, 15000, {"sue_config=lite", "nodes=2", "ber=2e-6"});
+  expect_clean(r);
+  EXPECT_GT(rx(r, "drop_mac"), 0u);
+  EXPECT_GT(sb(r, "discarded"), 0u);
+  EXPECT_EQ(sb(r, "discarded"), r.json["lite_lost_cmds"].get<uint64_t>());
+  EXPECT_EQ(tx(r, "pdus_rtx"), 0u);
+}
+
+// RTL and model mixed: node 0 runs its sue_tx as RTL (no lockstep) and its
+// sue_rx as the C++ model; the other nodes are RTL in lockstep.
+TEST(SueSystem, MixedRtlTxModelRx) {
+  auto r = run(7, 15000, {"sue_config=s1", "nodes=3", "node0_tx=rtl", "node0_rx=model", "drop_prob=0.005"});
+  expect_clean(r);
+  EXPECT_NE(r.json["blocks"][0]["tx"].get<std::string>().find("rtl"), std::string::npos);
+  EXPECT_EQ(r.json["blocks"][0]["rx"].get<std::string>(), "model");
+  EXPECT_NE(r.json["blocks"][1]["tx"].get<std::string>().find("lockstep"), std::string::npos);
+}
+
+// The receiving XPUs hold VC 0's credits for a while: sue_rx stops taking beats
+// (mac_rx_ready_o falls), CBFC holds the senders; nothing is lost, no recovery.
+TEST(SueSystem, XpuBackpressure) {
+  auto r = run(10, 15000, {"nodes=3", "hold_vc=0", "hold_from=3000", "hold_cycles=6000", "rx_credits=4", "load=0.8"});
+  expect_clean(r);
+  expect_no_recovery(r);
+  EXPECT_GT(r.json["rx_backpressure"].get<uint64_t>(), 0u);
+}
+
+// Frame 40 of every link dropped at low load: each loss is seen as a gap
+// (NACK, go-back-N) or, at the tail, by the RTO; nothing lost.
+TEST(SueSystem, ChosenDropsNackGoBackN) {
+  auto r = run(11, 15000, {"nodes=2", "drop_frame=40", "load=0.2"});
+  expect_clean(r);
+  EXPECT_EQ(r.json["frames"]["lost_link"].get<uint64_t>(), 4u);  // 2 nodes x (up + down link)
+  EXPECT_GT(tx(r, "nack_sent") + tx(r, "rto"), 0u);
+  EXPECT_GT(tx(r, "pdus_rtx"), 0u);
+}
+
+// Zero load: the contract's pipeline figures (TX 5 cycles command -> first beat,
+// RX 5 cycles eof taken -> first command out) measured through the whole system;
+// the wave holds every signal of waves/sue_system.gtkw.
+TEST(SueSystem, ZeroLoadPipelineAndWaves) {
+  const std::string w = "waves-test/sue_system-8.fst";
+  std::filesystem::remove(w);
+  auto r = run(8, 4000, {"load=0.01", "dlen_max=0"}, w);
+  expect_clean(r, 20);
+  EXPECT_EQ(r.json["pipeline_cycles"]["tx_min"].get<double>(), 5.0);
+  EXPECT_EQ(r.json["pipeline_cycles"]["rx_min"].get<double>(), 5.0);
+  expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/sue_system.gtkw", w);
+}
+
+}  // namespace

@@ -1,0 +1,873 @@
+// Unit tests of the cycle-exact sue_tx model (models/sue/sue_tx_model.*), per
+// docs/sue.md "Transport". Directed scenarios with values derived by hand from
+// the document, plus the constrained-random environment of sue_tx_harness.hpp
+// with its independent frame checks, model only. Edge n is the n-th call of
+// tick() after the reset edge; "after edge n" means outputs() then.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "sue/sue_tx_harness.hpp"
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+using sue::TxCnt;
+using sue::TxIn;
+using sue::TxModel;
+using sue::TxOut;
+using sue::TxParams;
+
+// ------------------------------------------------------------------ directed bench
+// One model; every call of edge() is one rising edge. Frames are collected as
+// the MAC would take them (valid && ready at the edge) and decoded.
+struct Frm {
+  unsigned port = 0;
+  uint64_t eof_edge = 0;  // the edge that transferred the eof beat
+  Bytes raw;              // network header + SUE PDU (no pad, no FCS)
+  sue::Frame f;
+};
+
+struct Bench {
+  TxParams p;
+  TxModel m;
+  TxIn in;  // inputs held between edges (the XPU fields are cleared after each edge)
+  uint64_t n = 0;  // edges since the reset
+  std::vector<Bytes> cur;
+  std::vector<Frm> frames;
+  explicit Bench(TxParams pp) : p(pp), m(pp) {
+    in.cfg.own_xpuid = 1;
+    for (unsigned i = 0; i < 16; ++i) in.cfg.peer_xpuid[i] = 2 + i;
+    in.cfg.rto = 100000;
+    in.cfg.ack_delay = 1000;
+    in.cfg.fo_retry = 1000;
+    in.port_up = (1u << p.num_ports) - 1;
+    in.mac_tx_ready = in.port_up;
+    in.credit_ok = (1u << (4 * p.num_ports)) - 1;
+    cur.assign(p.num_ports, {});
+  }
+  void reset() {
+    TxIn r = in;
+    r.rst_n = false;
+    m.tick(r);
+    n = 0;
+    frames.clear();
+  }
+  const TxOut& o() const { return m.outputs(); }
+  void edge() {
+    const TxOut& out = m.outputs();
+    for (unsigned q = 0; q < p.num_ports; ++q) {
+      if (!((out.mac_tx_valid >> q) & 1u) || !((in.mac_tx_ready >> q) & 1u)) continue;
+      if ((out.mac_tx_sof >> q) & 1u) cur[q].clear();
+      cur[q].insert(cur[q].end(), out.mac_tx_data[q].begin(), out.mac_tx_data[q].begin() + out.mac_tx_nbytes[q]);
+      if ((out.mac_tx_eof >> q) & 1u) {
+        Frm f;
+        f.port = q, f.eof_edge = n + 1, f.raw = cur[q];
+        Bytes w = cur[q];
+        if (w.size() < 60) w.resize(60, 0);
+        const uint32_t c = sue::fcs32(w.data(), w.size());
+        for (int k = 0; k < 4; ++k) w.push_back(static_cast<uint8_t>(c >> (8 * k)));
+        sue::DecodeOptions opt;
+        opt.profile = p.lite() ? sue::Profile::SueLite : sue::Profile::Sue;
+        opt.encap = p.lite() ? sue::Encap::AfhGen2_6 : sue::Encap::AfhGen2_12;
+        auto d = sue::decode(w, opt);
+        EXPECT_TRUE(d.ok()) << (d.ok() ? "" : d.error().message());
+        if (d.ok()) f.f = d.value().frame;
+        frames.push_back(f);
+      }
+    }
+    TxIn x = in;
+    x.rst_n = true;
+    m.tick(x);
+    ++n;
+    EXPECT_EQ(m.assertion(), "");
+    in.tx_valid = 0, in.tx_err = false;
+    for (auto& f : in.fb) f = sue::Feedback{};
+  }
+  void run(uint64_t k) {
+    for (uint64_t i = 0; i < k; ++i) edge();
+  }
+  /// One command (all its beats, one edge each). Control byte 0 = op, bytes 3.. = tag.
+  void cmd(unsigned peer, unsigned vc, unsigned dlen, uint8_t tag = 0, bool err = false) {
+    const unsigned DB = p.db(), nb = dlen ? (dlen + DB - 1) / DB : 1;
+    for (unsigned k = 0; k < nb; ++k) {
+      in.tx_valid = dlen ? 2 : 1;
+      in.tx_cycle = k;
+      in.tx_vc = vc;
+      in.tx_xpuid = in.cfg.peer_xpuid[peer];
+      in.tx_control = {};
+      in.tx_control[0] = 0x40;
+      in.tx_control[1] = static_cast<uint8_t>(dlen >> 4);
+      in.tx_control[2] = static_cast<uint8_t>((dlen & 0xf) << 4);
+      in.tx_control[3] = tag;
+      for (unsigned j = 0; j < 64; ++j) in.tx_data[j] = static_cast<uint8_t>(k * DB + j);
+      in.tx_err = err && k + 1 == nb;
+      edge();
+    }
+  }
+  void fb(unsigned port, sue::Feedback f) {
+    f.valid = true;
+    in.fb[port] = f;
+  }
+  static sue::Feedback ack(unsigned peer, unsigned vc, uint32_t a) {
+    sue::Feedback f;
+    f.peer = peer, f.vc = vc, f.rop = 1, f.rapsn = a;
+    return f;
+  }
+  static sue::Feedback nack(unsigned peer, unsigned vc, uint32_t e) {
+    sue::Feedback f;
+    f.peer = peer, f.vc = vc, f.rop = 2, f.rapsn = e;
+    return f;
+  }
+  unsigned c(unsigned port, unsigned peer, unsigned vc) const { return (port * p.num_peers + peer) * 4 + vc; }
+  uint64_t cnt(unsigned k) const { return o().cnt[k]; }
+};
+
+
+// ------------------------------------------------------------------ random environment, model only
+suetx::HarnessStats run_model(TxParams p, suetx::HarnessCfg c) {
+  suetx::ModelDut dut(p);
+  suetx::Harness<suetx::ModelDut> h(p, c, dut);
+  h.after_edge = [&]() { return dut.model().assertion().empty(); };
+  const std::string f = h.run();
+  EXPECT_EQ(f, "");
+  EXPECT_EQ(dut.model().assertion(), "");
+  const auto& s = h.stats();
+  std::printf("cycles %llu frames %llu new %llu rtx %llu mig %llu ack_only %llu fo_req %llu fo_ack %llu delivered %llu "
+              "resets %llu deaths %llu\n",
+              (unsigned long long)s.cycles, (unsigned long long)s.frames, (unsigned long long)s.new_pdus,
+              (unsigned long long)s.rtx_pdus, (unsigned long long)s.mig_pdus, (unsigned long long)s.ack_only,
+              (unsigned long long)s.fo_req, (unsigned long long)s.fo_ack, (unsigned long long)s.delivered,
+              (unsigned long long)s.resets, (unsigned long long)s.deaths);
+  return s;
+}
+
+TxParams params(unsigned profile, unsigned ports, unsigned data_w = 256) {
+  TxParams p;
+  p.profile = profile;
+  p.num_ports = ports;
+  p.data_w = data_w;
+  p.max_pack = profile ? 1024 : 4096;
+  return p;
+}
+
+TEST(SueTxRandom, OnePort) {
+  suetx::HarnessCfg c;
+  c.seed = 1;
+  c.cycles = 40000;
+  c.p_reset = 0.00005;
+  auto s = run_model(params(0, 1), c);
+  EXPECT_GT(s.rtx_pdus, 10u);
+}
+
+TEST(SueTxRandom, FourPortsFailover) {
+  suetx::HarnessCfg c;
+  c.seed = 2;
+  c.cycles = 40000;
+  c.p_death = 0.0002;
+  c.p_reset = 0.00003;
+  auto s = run_model(params(0, 4, 512), c);
+  EXPECT_GT(s.deaths, 0u);
+  EXPECT_GT(s.mig_pdus, 0u);
+}
+
+TEST(SueTxRandom, Lite) {
+  suetx::HarnessCfg c;
+  c.seed = 3;
+  c.cycles = 40000;
+  run_model(params(1, 1), c);
+}
+
+
+TxParams small_pack(unsigned max_data = 16) {  // one dlen <= MaxData command per PDU
+  TxParams p;
+  p.max_data = max_data;
+  p.max_pack = 20 + max_data;
+  return p;
+}
+
+// ------------------------------------------------------------------ parameters
+TEST(SueTxModel, ParamsValidated) {
+  TxParams p;
+  EXPECT_EQ(p.validate(), "");
+  p.num_ports = 3;
+  EXPECT_NE(p.validate().find("NumPorts=3"), std::string::npos);
+  p = TxParams{};
+  p.max_pack = 4097;
+  EXPECT_NE(p.validate().find("MaxPack=4097"), std::string::npos);
+  p = TxParams{};
+  p.profile = 1;  // Lite with the SUE default MaxPack
+  EXPECT_NE(p.validate().find("MaxPack=4096"), std::string::npos);
+  p = TxParams{};
+  p.window = 6;
+  EXPECT_NE(p.validate().find("Window=6"), std::string::npos);
+  p = TxParams{};
+  p.max_data = 300;  // > MaxPack - 20 is fine, > 16*DB (512) not: 300 is allowed
+  EXPECT_EQ(p.validate(), "");
+  p.data_w = 128;  // 16*DB = 256 < 300
+  EXPECT_NE(p.validate().find("MaxData=300"), std::string::npos);
+  EXPECT_THROW(TxModel{p}, std::invalid_argument);
+}
+
+// ------------------------------------------------------------------ the worked example (docs/sue.md)
+TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
+  Bench b(TxParams{});
+  b.in.credit_ok = 0;
+  b.reset();
+  // table edge e = the (e+1)-th edge after the reset
+  b.in.tx_valid = 1, b.in.tx_cycle = 0, b.in.tx_vc = 0, b.in.tx_xpuid = 2;
+  b.in.tx_control = {};
+  b.in.tx_control[0] = 0x01, b.in.tx_control[17] = 0xaa;
+  b.edge();  // edge 0: A -> slot 0
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 1u);
+  EXPECT_EQ(b.o().q_unsent[0], 1u);
+  b.in.tx_valid = 2, b.in.tx_xpuid = 2;
+  b.in.tx_control = {};
+  b.in.tx_control[0] = 0x02, b.in.tx_control[1] = 0x02, b.in.tx_control[17] = 0xbb;
+  for (unsigned j = 0; j < 32; ++j) b.in.tx_data[j] = static_cast<uint8_t>(j);
+  b.edge();  // edge 1: B -> slot 1, no credit: no job
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 2u);
+  EXPECT_EQ(b.o().q_unsent[0], 2u);
+  EXPECT_EQ(b.o().conn_npsn[0], 0u);
+  b.in.credit_ok = 0xf;
+  b.edge();  // edge 2: NEW, n_cmd 2, P 72, PSN 0
+  EXPECT_EQ(b.o().conn_npsn[0], 1u);
+  EXPECT_EQ(b.o().q_unsent[0], 0u);
+  EXPECT_EQ(b.o().out_bytes[0], 72u);
+  EXPECT_EQ(b.cnt(TxCnt::pdus_new), 1u);
+  EXPECT_EQ(b.cnt(TxCnt::payload_bytes), 68u);
+  b.edge();  // edge 3: header chunk
+  EXPECT_EQ(b.o().mac_tx_valid, 0u);
+  b.edge();  // edge 4: A's op chunk
+  EXPECT_EQ(b.o().mac_tx_valid, 0u);
+  b.edge();  // edge 5: beat 0
+  EXPECT_EQ(b.o().mac_tx_valid, 1u);
+  EXPECT_EQ(b.o().mac_tx_sof, 1u);
+  EXPECT_EQ(b.o().mac_tx_eof, 0u);
+  EXPECT_EQ(b.o().mac_tx_nbytes[0], 32u);
+  const Bytes head = {0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0xb6, 0, 0x01, 0, 0, 0, 0, 0, 0,
+                      0x00, 0x12, 0x01};
+  for (size_t k = 0; k < head.size(); ++k) EXPECT_EQ(b.o().mac_tx_data[0][k], head[k]) << "byte " << k;
+  b.edge();  // edge 6: beat 0 transferred, no beat
+  EXPECT_EQ(b.o().mac_tx_valid, 0u);
+  EXPECT_EQ(b.o().mac_tx_sof, 1u);  // data fields hold while valid is low
+  EXPECT_EQ(b.cnt(TxCnt::bytes_out), 32u);
+  b.edge();  // edge 7: beat 1
+  EXPECT_EQ(b.o().mac_tx_valid, 1u);
+  EXPECT_EQ(b.o().mac_tx_sof, 0u);
+  b.edge();  // edge 8: beat 2, not eof
+  EXPECT_EQ(b.o().mac_tx_valid, 1u);
+  EXPECT_EQ(b.o().mac_tx_eof, 0u);
+  EXPECT_EQ(b.o().mac_tx_nbytes[0], 32u);
+  b.edge();  // edge 9: beat 3, 2 bytes, eof
+  EXPECT_EQ(b.o().mac_tx_valid, 1u);
+  EXPECT_EQ(b.o().mac_tx_eof, 1u);
+  EXPECT_EQ(b.o().mac_tx_nbytes[0], 2u);
+  EXPECT_EQ(b.cnt(TxCnt::frames_out), 0u);
+  b.edge();  // edge 10
+  EXPECT_EQ(b.o().mac_tx_valid, 0u);
+  EXPECT_EQ(b.cnt(TxCnt::frames_out), 1u);
+  EXPECT_EQ(b.cnt(TxCnt::bytes_out), 98u);
+  ASSERT_EQ(b.frames.size(), 1u);
+  const Frm& f = b.frames[0];
+  EXPECT_EQ(f.eof_edge, 11u);  // the 11th edge after the reset is table edge 10
+  EXPECT_EQ(f.raw.size(), 98u);
+  EXPECT_EQ(f.f.rh.npsn, 0u);
+  EXPECT_EQ(f.f.rh.op, 0u);
+  ASSERT_EQ(f.f.cmds.size(), 2u);
+  EXPECT_EQ(f.f.cmds[0].size(), 18u);
+  EXPECT_EQ(f.f.cmds[1].size(), 50u);
+  EXPECT_EQ(f.f.afh2.dst_xpu, 2u);
+  EXPECT_EQ(f.f.afh2.src_xpu, 1u);
+  EXPECT_EQ(f.f.afh2.tc, 0u);
+  EXPECT_EQ(f.f.afh2.entropy, 0u);
+  for (unsigned j = 0; j < 32; ++j) EXPECT_EQ(f.f.cmds[1][18 + j], j);
+  // the R-CRC over bytes 14..93, MSB first
+  const uint32_t rc = sue::rcrc32(f.raw.data() + 14, 80);
+  EXPECT_EQ(f.raw[94], rc >> 24);
+  EXPECT_EQ(f.raw[97], rc & 0xff);
+}
+
+TEST(SueTxModel, ZeroLoadLatencyFiveCycles) {
+  Bench b(TxParams{});
+  b.reset();
+  b.cmd(0, 0, 0);  // edge 0: A complete
+  for (int e = 1; e <= 3; ++e) {
+    b.edge();
+    EXPECT_EQ(b.o().mac_tx_valid, 0u) << "edge " << e;
+  }
+  b.edge();  // edge 4: first beat loaded, valid in cycle 5
+  EXPECT_EQ(b.o().mac_tx_valid, 1u);
+  EXPECT_EQ(b.o().mac_tx_sof, 1u);
+}
+
+// ------------------------------------------------------------------ ingress
+TEST(SueTxModel, IngressRulesCountersAndCredits) {
+  Bench b(TxParams{});
+  b.in.credit_ok = 0;  // nothing leaves: the queues only fill
+  b.reset();
+  // bad first cycles: tx_cycle != 0, valid 1 with dlen, valid 2 with dlen 0, dlen > MaxData
+  b.in.tx_valid = 1, b.in.tx_cycle = 1, b.in.tx_xpuid = 2;
+  b.edge();
+  b.in.tx_valid = 1, b.in.tx_cycle = 0, b.in.tx_control = {}, b.in.tx_control[2] = 0x50;  // dlen 5
+  b.edge();
+  b.in.tx_valid = 2, b.in.tx_control = {};
+  b.edge();
+  b.in.tx_valid = 2, b.in.tx_control = {}, b.in.tx_control[1] = 0x10, b.in.tx_control[2] = 0x10;  // dlen 257
+  b.edge();
+  EXPECT_EQ(b.cnt(TxCnt::cmd_bad), 4u);
+  EXPECT_TRUE(b.o().err_cmd);
+  EXPECT_FALSE(b.o().err_dest);
+  EXPECT_EQ(b.o().q_count[0], 0u);
+  // unknown destination, 4 beats: one cmd_bad, its other beats skipped
+  b.in.cfg.peer_xpuid[0] = 2;
+  const uint32_t bad_xpu = 999;
+  for (unsigned k = 0; k < 4; ++k) {
+    b.in.tx_valid = 2, b.in.tx_cycle = k, b.in.tx_xpuid = bad_xpu, b.in.tx_control = {};
+    b.in.tx_control[1] = 0x06, b.in.tx_control[2] = 0x40;  // dlen 100
+    b.edge();
+    for (auto x : b.o().tx_credit) EXPECT_EQ(x, 0u);
+  }
+  EXPECT_EQ(b.cnt(TxCnt::cmd_bad), 5u);
+  EXPECT_TRUE(b.o().err_dest);
+  // tx_err on the last beat of a 3-beat command: dropped, one credit back
+  b.cmd(1, 2, 70, 0, true);
+  EXPECT_EQ(b.cnt(TxCnt::cmd_err), 1u);
+  EXPECT_EQ(b.o().tx_credit[1 * 4 + 2], 1u);
+  EXPECT_EQ(b.o().q_count[1 * 4 + 2], 0u);
+  // aborted: beat 0 of 3, then an idle cycle
+  b.cmd(1, 2, 0);  // a good one first
+  EXPECT_EQ(b.o().q_count[6], 1u);
+  b.in.tx_valid = 2, b.in.tx_cycle = 0, b.in.tx_vc = 2, b.in.tx_xpuid = 3, b.in.tx_control = {};
+  b.in.tx_control[1] = 0x04, b.in.tx_control[2] = 0x60;  // dlen 70: 3 beats
+  b.edge();
+  b.edge();  // idle: aborts
+  EXPECT_EQ(b.cnt(TxCnt::cmd_bad), 6u);
+  EXPECT_EQ(b.o().tx_credit[6], 1u);
+  EXPECT_EQ(b.o().q_count[6], 1u);
+  // stray cycle
+  b.in.tx_valid = 3;
+  b.edge();
+  EXPECT_EQ(b.cnt(TxCnt::stray_cycles), 1u);
+  // overflow: QDepth commands fit, the next one is dropped without a credit
+  for (unsigned k = 0; k < 31; ++k) b.cmd(1, 2, 0);
+  EXPECT_EQ(b.o().q_count[6], 32u);
+  EXPECT_FALSE(b.o().err_overflow);
+  b.cmd(1, 2, 0);
+  EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 1u);
+  EXPECT_TRUE(b.o().err_overflow);
+  EXPECT_EQ(b.o().tx_credit[6], 0u);
+  EXPECT_EQ(b.o().q_count[6], 32u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 32u);
+}
+
+TEST(SueTxModel, SlotsFreedOnePerEdgeWithCredits) {
+  Bench b(small_pack());
+  b.reset();
+  for (unsigned k = 0; k < 3; ++k) b.cmd(0, 0, 0, static_cast<uint8_t>(k));
+  b.run(40);
+  ASSERT_EQ(b.frames.size(), 3u);
+  EXPECT_EQ(b.o().q_count[0], 3u);  // held until acknowledged
+  b.fb(0, Bench::ack(0, 0, 2));     // ACK(2): PSNs 0..2
+  b.edge();                          // ack_psn = 3
+  EXPECT_EQ(b.o().conn_ack_psn[0], 3u);
+  unsigned credits = 0;
+  for (int e = 0; e < 8; ++e) {
+    b.edge();
+    EXPECT_LE(b.o().tx_credit[0], 1u);
+    credits += b.o().tx_credit[0];
+  }
+  EXPECT_EQ(credits, 3u);
+  EXPECT_EQ(b.o().q_count[0], 0u);
+  EXPECT_EQ(b.o().conn_inflight[0], 0u);
+  EXPECT_EQ(b.o().out_bytes[0], 0u);
+}
+
+// ------------------------------------------------------------------ packing
+TEST(SueTxModel, PackingStopsExactlyAtMaxPack) {
+  TxParams p;
+  p.max_data = 64;
+  p.max_pack = 168;  // two 84-byte commands
+  Bench b(p);
+  b.in.credit_ok = 0;
+  b.reset();
+  for (unsigned k = 0; k < 3; ++k) b.cmd(0, 0, 64, static_cast<uint8_t>(k));  // 84 + 84 = 168 fits, 252 not
+  b.cmd(0, 1, 64, 10);
+  for (unsigned k = 0; k < 4; ++k) b.cmd(0, 1, 0, static_cast<uint8_t>(11 + k));  // 84 + 4*20 = 164
+  b.cmd(0, 1, 0, 15);                                                              // 184: next PDU
+  b.in.credit_ok = 0xf;
+  b.run(100);
+  std::vector<size_t> n0, n1;
+  for (auto& f : b.frames) (f.f.rh.vc == 0 ? n0 : n1).push_back(f.f.cmds.size());
+  EXPECT_EQ(n0, (std::vector<size_t>{2, 1}));
+  EXPECT_EQ(n1, (std::vector<size_t>{5, 1}));
+}
+
+TEST(SueTxModel, PackingNeverWaitsForACommandStillArriving) {
+  Bench b(TxParams{});
+  b.reset();
+  b.cmd(0, 0, 0, 1);    // A complete at edge 0
+  b.cmd(0, 0, 200, 2);  // B: 7 beats, edges 1..7; A's job starts at edge 1
+  b.run(40);
+  ASSERT_EQ(b.frames.size(), 2u);
+  EXPECT_EQ(b.frames[0].f.cmds.size(), 1u);
+  EXPECT_EQ(b.frames[0].f.cmds[0][3], 1u);
+  EXPECT_EQ(b.frames[1].f.rh.npsn, 1u);
+}
+
+// ------------------------------------------------------------------ scheduler
+// Feeds a queue so that it never runs dry and acknowledges every frame at once.
+struct Feeder {
+  Bench& b;
+  std::vector<std::pair<unsigned, unsigned>> queues;  // (peer, vc)
+  size_t next = 0, acked = 0;
+  void step() {
+    // one dlen-0 command per edge, round robin over the queues that are not full
+    auto [i, v] = queues[next++ % queues.size()];
+    if (b.o().q_count[i * 4 + v] < b.p.qdepth) {
+      b.in.tx_valid = 1, b.in.tx_cycle = 0, b.in.tx_vc = v, b.in.tx_xpuid = b.in.cfg.peer_xpuid[i];
+      b.in.tx_control = {};
+    }
+    if (acked < b.frames.size()) {
+      const auto& f = b.frames[acked++];
+      b.fb(f.port, Bench::ack((f.f.afh2.entropy) / 4, f.f.rh.vc, f.f.rh.npsn));
+    }
+    b.edge();
+  }
+};
+
+TEST(SueTxModel, WrrSharesFollowTheWeights) {
+  Bench b(small_pack());
+  b.in.cfg.vc_weight = {1, 2, 4, 8};
+  b.reset();
+  Feeder fd{b, {{0, 0}, {0, 1}, {0, 2}, {0, 3}}};
+  for (int k = 0; k < 200; ++k) fd.step();  // fill all four queues
+  const size_t skip = b.frames.size();
+  while (b.frames.size() < skip + 10000) fd.step();
+  // after the start-up, every round of 15 PDUs is 1 x VC0, 2 x VC1, 4 x VC2, 8 x VC3, in that order
+  std::vector<unsigned> vcs;
+  for (size_t k = skip; k < b.frames.size(); ++k) vcs.push_back(b.frames[k].f.rh.vc);
+  const unsigned pat[15] = {0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3};
+  size_t start = 0;  // align to a round
+  while (start < 15 && !(vcs[start] == 0 && vcs[start + 1] == 1)) ++start;
+  for (size_t k = start; k + 15 <= vcs.size(); ++k)
+    ASSERT_EQ(vcs[k], pat[(k - start) % 15]) << "PDU " << k;
+  std::array<unsigned, 4> share{};
+  for (unsigned v : vcs) ++share[v];
+  const double rounds = vcs.size() / 15.0;
+  for (unsigned v = 0; v < 4; ++v) EXPECT_NEAR(share[v], rounds * (1u << v), 1.0 * (1u << v) + 1);
+  EXPECT_EQ(b.cnt(TxCnt::pdus_rtx), 0u);
+}
+
+TEST(SueTxModel, WeightZeroBehavesAsOneAndPeersRoundRobin) {
+  Bench b(small_pack());
+  b.in.cfg.vc_weight = {0, 0, 0, 0};
+  b.reset();
+  Feeder fd{b, {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}, {1, 1}}};
+  for (int k = 0; k < 100; ++k) fd.step();
+  const size_t skip = b.frames.size();
+  while (b.frames.size() < skip + 600) fd.step();
+  // VC 0 and VC 1 alternate; within VC 0 the peers go 0,1,2,3, within VC 1 0,1
+  std::vector<unsigned> p0, p1;
+  for (size_t k = skip; k + 1 < b.frames.size(); ++k) {
+    const auto& f = b.frames[k].f;
+    EXPECT_NE(f.rh.vc, b.frames[k + 1].f.rh.vc) << "PDU " << k;
+    (f.rh.vc == 0 ? p0 : p1).push_back(f.afh2.entropy / 4);
+  }
+  for (size_t k = 1; k < p0.size(); ++k) EXPECT_EQ(p0[k], (p0[k - 1] + 1) % 4);
+  for (size_t k = 1; k < p1.size(); ++k) EXPECT_EQ(p1[k], (p1[k - 1] + 1) % 2);
+}
+
+TEST(SueTxModel, VcWithoutCreditIsSkippedOthersGoOn) {
+  Bench b(small_pack());
+  b.reset();
+  b.in.credit_ok = 0xf & ~0x2u;  // VC 1 stalled by CBFC
+  Feeder fd{b, {{0, 0}, {0, 1}, {0, 2}}};
+  for (int k = 0; k < 600; ++k) fd.step();
+  std::array<unsigned, 4> n{};
+  for (auto& f : b.frames) ++n[f.f.rh.vc];
+  EXPECT_EQ(n[1], 0u);
+  EXPECT_GT(n[0], 30u);
+  EXPECT_GT(n[2], 30u);
+  EXPECT_GT(b.o().q_unsent[1], 0u);
+  b.in.credit_ok = 0xf;
+  const size_t before = b.frames.size();
+  for (int k = 0; k < 200; ++k) fd.step();
+  unsigned n1 = 0;
+  for (size_t k = before; k < b.frames.size(); ++k) n1 += b.frames[k].f.rh.vc == 1;
+  EXPECT_GT(n1, 10u);
+  EXPECT_EQ(b.cnt(TxCnt::pdus_rtx), 0u);
+  EXPECT_EQ(b.cnt(TxCnt::gbn), 0u);
+}
+
+// ------------------------------------------------------------------ port choice
+TEST(SueTxModel, StrictPinsQueuesAndFallsBack) {
+  TxParams p;
+  p.num_ports = 4;
+  p.data_w = 512;
+  Bench b(p);
+  b.in.cfg.strict = true;
+  b.reset();
+  for (unsigned i = 0; i < 4; ++i)
+    for (unsigned v = 0; v < 4; ++v) b.cmd(i, v, 0);
+  b.run(100);
+  ASSERT_EQ(b.frames.size(), 16u);
+  for (auto& f : b.frames) EXPECT_EQ(f.port, (f.f.afh2.entropy / 4 + f.f.rh.vc) % 4);
+  for (auto& f : b.frames) b.fb(f.port, Bench::ack(f.f.afh2.entropy / 4, f.f.rh.vc, 0)), b.edge();
+  b.in.port_up &= ~0x2u;  // port 1 dies: b = 1 moves to port 2
+  b.edge();
+  EXPECT_EQ(b.o().port_dead, 0x2u);
+  b.frames.clear();
+  for (unsigned i = 0; i < 4; ++i)
+    for (unsigned v = 0; v < 4; ++v) b.cmd(i, v, 0);
+  b.run(100);
+  unsigned n = 0;
+  for (auto& f : b.frames) {
+    if (f.f.rh.rsvd & 8) continue;
+    ++n;
+    unsigned want = (f.f.afh2.entropy / 4 + f.f.rh.vc) % 4;
+    if (want == 1) want = 2;
+    EXPECT_EQ(f.port, want);
+  }
+  EXPECT_EQ(n, 16u);
+  b.in.port_up |= 0x2u;  // back up: stays dead until reset
+  b.run(5);
+  EXPECT_EQ(b.o().port_dead, 0x2u);
+}
+
+TEST(SueTxModel, UnorderedPicksFewestOutBytesTiesToLowest) {
+  TxParams p;
+  p.num_ports = 2;
+  p.data_w = 512;
+  Bench b(p);
+  b.in.cfg.strict = false;
+  b.reset();
+  b.cmd(0, 0, 200, 1);  // tie: port 0, P = 220
+  b.run(30);
+  b.cmd(0, 0, 100, 2);  // port 1 has fewer: P = 120
+  b.run(30);
+  b.cmd(0, 0, 0, 3);    // port 1 (120 < 220)
+  b.run(30);
+  b.cmd(0, 0, 150, 4);  // port 1 (140 < 220)
+  b.run(30);
+  b.cmd(0, 0, 0, 5);    // port 0 (220 < 310)
+  b.run(30);
+  ASSERT_EQ(b.frames.size(), 5u);
+  std::vector<unsigned> ports;
+  for (auto& f : b.frames) ports.push_back(f.port);
+  EXPECT_EQ(ports, (std::vector<unsigned>{0, 1, 1, 1, 0}));
+  EXPECT_EQ(b.o().out_bytes[0], 240u);
+  EXPECT_EQ(b.o().out_bytes[1], 310u);
+  // PSNs per connection {port, peer, VC}
+  EXPECT_EQ(b.frames[4].f.rh.npsn, 1u);
+  EXPECT_EQ(b.frames[3].f.rh.npsn, 2u);
+}
+
+// ------------------------------------------------------------------ ACK / NACK
+TEST(SueTxModel, AckOnlyAfterAckDelayNackAtOnce) {
+  Bench b(TxParams{});
+  b.in.cfg.ack_delay = 50;
+  b.reset();
+  sue::Feedback f;
+  f.peer = 1, f.vc = 2, f.owe = sue::kOweAck, f.owe_psn = 77;
+  b.fb(0, f);
+  b.edge();  // owe = ACK, owe_age = 0
+  const uint64_t n0 = b.n;
+  // a job starts at the edge where owe_age_q >= 50: the 51st edge after the owe (it waited 50 cycles more than
+  // the one cycle any job takes to start)
+  while (b.cnt(TxCnt::ack_only) == 0 && b.n < n0 + 100) b.edge();
+  EXPECT_EQ(b.n - n0, 51u);
+  b.run(10);
+  ASSERT_EQ(b.frames.size(), 1u);
+  const auto& fa = b.frames[0].f;
+  EXPECT_TRUE(fa.cmds.empty());
+  EXPECT_EQ(fa.rh.op, 1u);
+  EXPECT_EQ(fa.rh.apsn, 77u);
+  EXPECT_EQ(fa.rh.npsn, 0u);
+  EXPECT_EQ(fa.rh.vc, 2u);
+  EXPECT_EQ(fa.afh2.entropy, 6u);
+  EXPECT_EQ(fa.rh.rsvd, 0u);
+  EXPECT_EQ(b.frames[0].raw.size(), 14u + 8 + 2 + 4);
+  EXPECT_EQ(b.cnt(TxCnt::ack_sent), 1u);
+  // NACK: at the next edge
+  f.owe = sue::kOweNack, f.owe_psn = 78;
+  b.fb(0, f);
+  b.edge();
+  b.edge();
+  EXPECT_EQ(b.cnt(TxCnt::ack_only), 2u);
+  EXPECT_EQ(b.cnt(TxCnt::nack_sent), 1u);
+  // a DUP does not override an owed NACK
+  f.owe = sue::kOweNack, f.owe_psn = 90;
+  b.in.credit_ok = 0;  // hold it
+  b.fb(0, f);
+  b.edge();
+  f.owe = sue::kOweDup, f.owe_psn = 91;
+  b.fb(0, f);
+  b.edge();
+  b.in.credit_ok = 0xf;
+  b.run(20);
+  ASSERT_EQ(b.frames.size(), 3u);
+  EXPECT_EQ(b.frames[2].f.rh.op, 2u);
+  EXPECT_EQ(b.frames[2].f.rh.apsn, 90u);
+}
+
+TEST(SueTxModel, PiggybackConsumesWhatIsOwed) {
+  Bench b(TxParams{});
+  b.in.cfg.ack_delay = 200;
+  b.reset();
+  sue::Feedback f;
+  f.peer = 0, f.vc = 0, f.owe = sue::kOweAck, f.owe_psn = 5;
+  b.fb(0, f);
+  b.edge();
+  b.cmd(0, 0, 0);  // a DATA PDU on the same connection carries it
+  b.run(300);
+  ASSERT_EQ(b.frames.size(), 1u);  // and no ACK-only follows
+  EXPECT_EQ(b.frames[0].f.rh.op, 1u);
+  EXPECT_EQ(b.frames[0].f.rh.apsn, 5u);
+  EXPECT_EQ(b.cnt(TxCnt::ack_sent), 1u);
+  EXPECT_EQ(b.cnt(TxCnt::ack_only), 0u);
+  // owed on another connection (VC 1): not taken by a VC 0 PDU
+  f.vc = 1, f.owe_psn = 6;
+  b.fb(0, f);
+  b.edge();
+  b.cmd(0, 0, 0);
+  b.run(20);
+  ASSERT_EQ(b.frames.size(), 2u);
+  EXPECT_EQ(b.frames[1].f.rh.op, 0u);
+  EXPECT_EQ(b.frames[1].f.rh.apsn, 0u);
+}
+
+TEST(SueTxModel, NackGoBackNFromTheNackedPsn) {
+  Bench b(small_pack());
+  b.reset();
+  for (unsigned k = 0; k < 5; ++k) b.cmd(0, 0, 0, static_cast<uint8_t>(10 + k));
+  b.run(40);
+  ASSERT_EQ(b.frames.size(), 5u);
+  EXPECT_EQ(b.o().conn_npsn[0], 5u);
+  b.fb(0, Bench::nack(0, 0, 2));  // PSNs 0, 1 accepted, 2 lost
+  b.edge();
+  EXPECT_EQ(b.cnt(TxCnt::nack_rcvd), 1u);
+  EXPECT_EQ(b.cnt(TxCnt::gbn), 1u);
+  EXPECT_EQ(b.o().conn_ack_psn[0], 2u);
+  EXPECT_EQ(b.o().conn_state[0], uint32_t{sue::kConnRtx});
+  b.run(40);
+  ASSERT_EQ(b.frames.size(), 8u);
+  for (unsigned k = 0; k < 3; ++k) {
+    const auto& f = b.frames[5 + k].f;
+    EXPECT_EQ(f.rh.npsn, 2u + k);
+    EXPECT_EQ(f.cmds[0][3], 12u + k);
+    EXPECT_EQ(f.cmds, b.frames[2 + k].f.cmds);  // same commands, same grouping
+  }
+  EXPECT_EQ(b.cnt(TxCnt::pdus_rtx), 3u);
+  EXPECT_EQ(b.o().conn_state[0], uint32_t{sue::kConnLive});
+  // a stale NACK (behind ack_psn) is ignored but counted
+  b.fb(0, Bench::nack(0, 0, 1));
+  b.edge();
+  EXPECT_EQ(b.cnt(TxCnt::nack_rcvd), 2u);
+  EXPECT_EQ(b.cnt(TxCnt::gbn), 1u);
+  // NACK(npsn): progress to npsn, no go-back-N
+  b.fb(0, Bench::nack(0, 0, 5));
+  b.edge();
+  EXPECT_EQ(b.o().conn_ack_psn[0], 5u);
+  EXPECT_EQ(b.cnt(TxCnt::gbn), 1u);
+}
+
+TEST(SueTxModel, RtoAfterExactlyCfgRtoCycles) {
+  Bench b(small_pack());
+  b.in.cfg.rto = 300;
+  b.reset();
+  b.cmd(0, 0, 0, 1);
+  b.edge();  // NEW at this edge
+  ASSERT_EQ(b.cnt(TxCnt::pdus_new), 1u);
+  const uint64_t n0 = b.n;
+  b.run(299);
+  EXPECT_EQ(b.cnt(TxCnt::rto), 0u);
+  b.edge();  // edge n0 + 300
+  EXPECT_EQ(b.cnt(TxCnt::rto), 1u);
+  EXPECT_EQ(b.n - n0, 300u);
+  EXPECT_EQ(b.cnt(TxCnt::gbn), 1u);
+  b.run(20);
+  ASSERT_EQ(b.frames.size(), 2u);
+  EXPECT_EQ(b.frames[1].f.rh.npsn, 0u);
+  EXPECT_EQ(b.frames[1].f.cmds, b.frames[0].f.cmds);
+  // progress restarts the timer; everything acknowledged stops it
+  b.fb(0, Bench::ack(0, 0, 0));
+  b.run(1000);
+  EXPECT_EQ(b.cnt(TxCnt::rto), 1u);
+}
+
+TEST(SueTxModel, WindowFullStallsOnlyItsConnection) {
+  TxParams p = small_pack();
+  p.window = 2;
+  Bench b(p);
+  b.reset();
+  for (unsigned k = 0; k < 3; ++k) b.cmd(0, 0, 0, static_cast<uint8_t>(k));
+  b.cmd(1, 0, 0, 9);
+  b.run(60);
+  ASSERT_EQ(b.frames.size(), 3u);
+  EXPECT_EQ(b.o().conn_inflight[0], 2u);
+  EXPECT_EQ(b.o().q_unsent[0], 1u);
+  unsigned peer1 = 0;  // peer 1 was not held up
+  for (auto& f : b.frames) peer1 += f.f.afh2.entropy == 4;
+  EXPECT_EQ(peer1, 1u);
+  b.fb(0, Bench::ack(0, 0, 0));
+  b.edge();  // ack_psn 1
+  b.edge();  // walker frees PSN 0: inflight 1
+  EXPECT_EQ(b.o().conn_inflight[0], 1u);
+  b.run(20);
+  ASSERT_EQ(b.frames.size(), 4u);
+  EXPECT_EQ(b.frames[3].f.rh.npsn, 2u);
+  EXPECT_EQ(b.frames[3].f.cmds[0][3], 2u);
+}
+
+TEST(SueTxModel, PsnWrapsAt65536) {
+  Bench b(small_pack());
+  b.reset();
+  Feeder fd{b, {{0, 0}}};
+  while (b.frames.size() < 65536 + 20) fd.step();
+  for (size_t k = 1; k < b.frames.size(); ++k)
+    ASSERT_EQ(b.frames[k].f.rh.npsn, (b.frames[k - 1].f.rh.npsn + 1) & 0xffff) << k;
+  EXPECT_EQ(b.frames[65536].f.rh.npsn, 0u);
+  EXPECT_EQ(b.cnt(TxCnt::pdus_rtx), 0u);
+}
+
+// ------------------------------------------------------------------ failover
+TEST(SueTxModel, FailoverWaitRetryMigrateRetired) {
+  TxParams p;
+  p.num_ports = 2;
+  p.data_w = 512;
+  Bench b(p);
+  b.in.cfg.strict = true;
+  b.in.cfg.fo_retry = 200;
+  b.reset();
+  for (unsigned k = 0; k < 3; ++k) {  // PSNs 0, 1, 2 on connection (0, 0, 0)
+    b.cmd(0, 0, 0, static_cast<uint8_t>(k));
+    b.run(10);
+  }
+  ASSERT_EQ(b.frames.size(), 3u);
+  b.fb(0, Bench::ack(0, 0, 0));
+  b.edge();
+  EXPECT_EQ(b.o().conn_ack_psn[0], 1u);
+  b.in.port_up = 0x2;  // port 0 dies
+  b.edge();
+  const unsigned c0 = b.c(0, 0, 0), c1 = b.c(1, 0, 0);
+  EXPECT_EQ(b.o().conn_state[c0], uint32_t{sue::kConnWait});
+  EXPECT_EQ(b.o().conn_state[b.c(0, 1, 0)], uint32_t{sue::kConnRetired});  // nothing in flight
+  b.cmd(0, 0, 0, 9);  // queue (0, 0) is blocked while a connection of it waits
+  b.run(20);
+  ASSERT_EQ(b.frames.size(), 4u);
+  const auto& req = b.frames[3];
+  EXPECT_EQ(req.port, 1u);
+  EXPECT_TRUE(req.f.cmds.empty());
+  EXPECT_EQ(req.f.rh.rsvd, 8u);  // 8 | f, f = 0
+  EXPECT_EQ(req.f.rh.op, 0u);
+  EXPECT_EQ(req.f.rh.npsn, 0u);
+  EXPECT_EQ(b.cnt(TxCnt::fo_req_sent), 1u);
+  b.run(200);  // retried after cfg_fo_retry cycles
+  EXPECT_EQ(b.cnt(TxCnt::fo_req_sent), 2u);
+  EXPECT_EQ(b.o().q_unsent[0], 1u);
+  // FO-ACK(answer 1): PSNs 0 and 1 were accepted, PSN 2 migrates
+  sue::Feedback fa;
+  fa.peer = 0, fa.vc = 0, fa.fo = sue::kFoAck, fa.fo_port = 0, fa.rapsn = 1;
+  b.fb(1, fa);
+  b.edge();
+  EXPECT_EQ(b.cnt(TxCnt::fo_ack_rcvd), 1u);
+  EXPECT_EQ(b.o().conn_ack_psn[c0], 2u);
+  EXPECT_EQ(b.o().conn_state[c0], uint32_t{sue::kConnMigrate});
+  b.run(30);
+  EXPECT_EQ(b.o().conn_state[c0], uint32_t{sue::kConnRetired});
+  EXPECT_EQ(b.cnt(TxCnt::pdus_mig), 1u);
+  ASSERT_EQ(b.frames.size(), 7u);
+  const auto& mig = b.frames[5];
+  EXPECT_EQ(mig.port, 1u);
+  EXPECT_EQ(mig.f.rh.npsn, 0u);  // a new PDU of connection (1, 0, 0)
+  EXPECT_EQ(mig.f.cmds, b.frames[2].f.cmds);
+  const auto& nw = b.frames[6];  // the queue resumed after the migration
+  EXPECT_EQ(nw.port, 1u);
+  EXPECT_EQ(nw.f.rh.npsn, 1u);
+  EXPECT_EQ(nw.f.cmds[0][3], 9u);
+  EXPECT_EQ(b.o().conn_npsn[c1], 2u);
+  // a late FO-ACK is ignored (counted)
+  b.fb(1, fa);
+  b.edge();
+  EXPECT_EQ(b.cnt(TxCnt::fo_ack_rcvd), 2u);
+  EXPECT_EQ(b.o().conn_state[c0], uint32_t{sue::kConnRetired});
+}
+
+TEST(SueTxModel, FoReqReceivedIsAnsweredOnTheLowestLivePort) {
+  TxParams p;
+  p.num_ports = 2;
+  p.data_w = 512;
+  Bench b(p);
+  b.reset();
+  b.in.port_up = 0x2;
+  b.edge();
+  sue::Feedback f;
+  f.peer = 2, f.vc = 3, f.fo = sue::kFoReq, f.fo_port = 0, f.owe_psn = 77;
+  b.fb(1, f);
+  b.edge();
+  b.run(20);
+  ASSERT_EQ(b.frames.size(), 1u);
+  const auto& a = b.frames[0];
+  EXPECT_EQ(a.port, 1u);
+  EXPECT_EQ(a.f.rh.rsvd, 8u);
+  EXPECT_EQ(a.f.rh.op, 1u);
+  EXPECT_EQ(a.f.rh.apsn, 77u);
+  EXPECT_EQ(a.f.rh.vc, 3u);
+  EXPECT_EQ(a.f.afh2.dst_xpu, 4u);
+  EXPECT_EQ(b.cnt(TxCnt::fo_ack_sent), 1u);
+}
+
+TEST(SueTxModel, NoLivePortSetsErrNoPort) {
+  TxParams p;
+  p.num_ports = 2;
+  p.data_w = 512;
+  Bench b(p);
+  b.reset();
+  b.edge();
+  EXPECT_FALSE(b.o().err_no_port);
+  b.in.port_up = 0;
+  b.edge();
+  EXPECT_TRUE(b.o().err_no_port);
+}
+
+// ------------------------------------------------------------------ SUE Lite
+TEST(SueTxModel, LiteFrameAndNoTransport) {
+  TxParams p;
+  p.profile = 1;
+  p.max_pack = 1024;
+  Bench b(p);
+  b.in.cfg.own_xpuid = 0x304 & 0x3ff;
+  b.in.cfg.peer_xpuid[0] = 0x102;
+  b.reset();
+  b.cmd(0, 1, 4, 0x5a);
+  b.run(20);
+  ASSERT_EQ(b.frames.size(), 1u);
+  // the library's encoding of the same frame, without pad and FCS
+  sue::Frame f = sue::make_frame(sue::Profile::SueLite, sue::Encap::AfhGen2_6);
+  f.afh2.dst_xpu = 0x102, f.afh2.src_xpu = 0x304, f.afh2.tc = 1;
+  Bytes cmd(22, 0);
+  cmd[0] = 0x40, cmd[2] = 0x40, cmd[3] = 0x5a;
+  for (unsigned j = 0; j < 4; ++j) cmd[18 + j] = static_cast<uint8_t>(j);
+  f.cmds = {cmd};
+  auto e = sue::encode(f);
+  ASSERT_TRUE(e.ok());
+  const Bytes& want = e.value();
+  ASSERT_EQ(b.frames[0].raw.size(), 6u + 24);
+  EXPECT_EQ(b.frames[0].raw, Bytes(want.begin(), want.begin() + 30));
+  // slots freed when the last beat is loaded: no feedback needed
+  EXPECT_EQ(b.o().q_count[1], 0u);
+  // feedback is ignored, SUE-only outputs stay 0
+  sue::Feedback fb;
+  fb.rop = 2, fb.fo = 1;
+  b.fb(0, fb);
+  b.edge();
+  for (unsigned k : {TxCnt::pdus_rtx, TxCnt::pdus_mig, TxCnt::ack_only, TxCnt::ack_sent, TxCnt::nack_sent,
+                     TxCnt::nack_rcvd, TxCnt::gbn, TxCnt::rto, TxCnt::fo_req_sent, TxCnt::fo_ack_sent,
+                     TxCnt::fo_ack_rcvd})
+    EXPECT_EQ(b.cnt(k), 0u) << sue::tx_counter_name(k);
+  for (auto x : b.o().conn_npsn) EXPECT_EQ(x, 0u);
+  EXPECT_EQ(b.o().out_bytes[0], 0u);
+}
+
+}  // namespace
