@@ -140,6 +140,7 @@ void TxModel::reset(const TxIn& in) {
   conn_.assign(p_.lite() ? 0 : nc, Conn{});
   desc_.assign(p_.lite() ? 0 : nc, std::vector<Desc>(p_.window));
   dead_.fill(false);
+  dead_rank_.fill(0);
   out_bytes_.fill(0);
   for (auto& b : bld_) {
     b = Builder{};
@@ -285,10 +286,14 @@ void TxModel::tick(const TxIn& in) {
 
   // 2. Port death.
   std::array<bool, kMaxPorts> dies{};
+  std::array<uint32_t, kMaxPorts> rank = dead_rank_;
+  uint32_t ndead = 0;
+  for (unsigned p = 0; p < NP; ++p) ndead += dead_[p];
   for (unsigned p = 0; p < NP; ++p) {
     if (dead_[p] || ((port_up >> p) & 1u)) continue;
     dies[p] = true;
     dead[p] = true;
+    rank[p] = ndead;  // ports that died before this edge
     if (lite) continue;
     for (unsigned i = 0; i < NPe; ++i)
       for (unsigned v = 0; v < 4; ++v) {
@@ -368,6 +373,22 @@ void TxModel::tick(const TxIn& in) {
     return best;
   };
 
+  // held(q): a connection of q waits for its FO-ACK, or dies at this edge with PDUs unacknowledged.
+  // Then neither NEW nor MIGRATE of q may start (its oldest PDUs are not settled yet).
+  std::vector<uint8_t> held(NQ, 0), migq(NQ, 0);
+  std::vector<uint32_t> mrank(NQ, 0);  // highest death rank of q's connections in MIGRATE
+  if (!lite) {
+    for (unsigned c = 0; c < NC; ++c) {
+      const unsigned p = c / (NPe * 4), q = c % (NPe * 4);
+      const Conn& x = conn_[c];
+      if (x.fo_state == kConnWait || (dies[p] && x.ack_psn != x.npsn)) held[q] = 1;
+      if (x.fo_state == kConnMigrate) {
+        mrank[q] = migq[q] ? std::max(mrank[q], dead_rank_[p]) : dead_rank_[p];
+        migq[q] = 1;
+      }
+    }
+  }
+
   Job job;
   int job_port = -1;
   // Piggyback: the job on connection x takes op/apsn from owe_q and consumes it.
@@ -441,6 +462,8 @@ void TxModel::tick(const TxIn& in) {
       const Conn& x = conn_[c];
       if (x.fo_state != kConnMigrate) continue;
       const unsigned i = (c / 4) % NPe, v = c % 4;
+      // the connection whose port died last holds the oldest PDUs of the queue: it goes first
+      if (held[i * 4 + v] || dead_rank_[c / (NPe * 4)] != mrank[i * 4 + v]) continue;
       const int t = port_sel(i * 4 + v);
       if (t < 0) continue;
       job_port = t;
@@ -468,13 +491,7 @@ void TxModel::tick(const TxIn& in) {
     std::vector<uint8_t> startable(NQ, 0);
     for (unsigned q = 0; q < NQ; ++q) {
       if (q_[q].send == q_[q].tail) continue;
-      bool blocked = false;
-      if (!lite)
-        for (unsigned p = 0; p < NP; ++p) {
-          const uint32_t st = conn_[cidx(p, q / 4, q % 4)].fo_state;
-          if (st == kConnWait || st == kConnMigrate) blocked = true;
-        }
-      if (blocked) continue;
+      if (held[q] || migq[q]) continue;
       sel[q] = port_sel(q);
       startable[q] = sel[q] >= 0;
     }
@@ -848,6 +865,7 @@ void TxModel::tick(const TxIn& in) {
   // Commit.
   conn_ = std::move(C);
   dead_ = dead;
+  dead_rank_ = rank;
   out_bytes_ = out_bytes;
   bld_ = std::move(B);
   wrr_vc_ = wrr_vc, wrr_cnt_ = wrr_cnt, rr_peer_ = rr_peer;

@@ -190,6 +190,7 @@ class TxModel {
   std::vector<Conn> conn_;
   std::vector<std::vector<Desc>> desc_;  // [c][psn mod Window]
   std::array<bool, kMaxPorts> dead_{};
+  std::array<uint32_t, kMaxPorts> dead_rank_{};  // ports dead before this one died (failover order)
   std::array<uint32_t, kMaxPorts> out_bytes_{};
   std::array<Builder, kMaxPorts> bld_{};
   Ingress in_;

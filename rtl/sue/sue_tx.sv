@@ -180,6 +180,13 @@ module sue_tx #(
     crc32c_upd = x;
   endfunction
 
+  // (a - b) mod QDepth: the position of slot a in a range that starts at slot b.
+  function automatic logic [PW-1:0] qdist(input logic [QB-1:0] a, input logic [QB-1:0] b);
+    logic [QB-1:0] d;
+    d = a - b;
+    qdist = {1'b0, d};
+  endfunction
+
   // Descriptor slot of a PSN: psn mod Window.
   function automatic logic [31:0] widx(input logic [15:0] psn);
     logic [15:0] m;
@@ -412,19 +419,32 @@ module sue_tx #(
     logic [DescW-1:0] desc_q [NC*Window];
     logic [NumPorts*24-1:0] ob_q, ob_d;
     logic [NumPorts*32-1:0] crc_q, crc_d;
+    logic [NumPorts*2-1:0]  rank_q, rank_d;   // ports dead before this one died (failover order)
 
     // ------------------------------------------------------------ S1: candidates of kinds 1..4
     logic              s1_hit;
     logic [2:0]        s1_kind;
     logic [CIW-1:0]    s1_c;
     logic [15:0]       s1_d;
+    // held(q): a connection of q waits for its FO-ACK, or dies at this edge with PDUs unacknowledged:
+    // neither NEW nor MIGRATE of q may start. mrank(q): the highest death rank of q's connections in
+    // MIGRATE (the one whose port died last holds the queue's oldest PDUs and migrates first).
+    logic [NQ-1:0]     held, migq;
+    logic [NQ*2-1:0]   mrank;
     always_comb begin
-      blocked = '0;
+      held  = '0;
+      migq  = '0;
+      mrank = '0;
       for (int c = 0; c < NC; c++) begin
         s1_d = npsn_q[c*16 +: 16] - free_q[c*16 +: 16];
         cwin[c] = !rtxact_q[c] && (s1_d < 16'(Window));
-        if (fost_q[c*3 +: 3] == StWait || fost_q[c*3 +: 3] == StMig) blocked[(c/4) % NumPeers * 4 + c%4] = 1'b1;
+        if (fost_q[c*3 +: 3] == StWait || (dies[c/NPC] && ack_q[c*16 +: 16] != npsn_q[c*16 +: 16])) held[c%NPC] = 1'b1;
+        if (fost_q[c*3 +: 3] == StMig) begin
+          if (!migq[c%NPC] || rank_q[(c/NPC)*2 +: 2] > mrank[(c%NPC)*2 +: 2]) mrank[(c%NPC)*2 +: 2] = rank_q[(c/NPC)*2 +: 2];
+          migq[c%NPC] = 1'b1;
+        end
       end
+      blocked = held | migq;
       s1_hit  = 1'b0;
       s1_kind = '0;
       s1_c    = '0;
@@ -466,7 +486,8 @@ module sue_tx #(
       s2_mhit = 1'b0;
       s2_mc   = '0;
       for (int c = NC - 1; c >= 0; c--) begin
-        if (fost_q[c*3 +: 3] == StMig && psel_ok[(c/4) % NumPeers * 4 + c%4]) begin
+        if (fost_q[c*3 +: 3] == StMig && psel_ok[c%NPC] && !held[c%NPC] &&
+            rank_q[(c/NPC)*2 +: 2] == mrank[(c%NPC)*2 +: 2]) begin
           s2_mhit = 1'b1;
           s2_mc   = CIW'(c);
         end
@@ -534,7 +555,7 @@ module sue_tx #(
           end
         end
         wk_desc[p] = desc_q[32'(wk_c[p*CIW +: CIW])*Window + widx(free_q[wk_c[p*CIW +: CIW]*16 +: 16])];
-        wk_q[p*QIW +: QIW]    = QIW'(wk_c[p*CIW +: CIW] % CIW'(NPC));
+        wk_q[p*QIW +: QIW]    = QIW'(32'(wk_c[p*CIW +: CIW]) % NPC);
         wk_first[p*QB +: QB]  = wk_desc[p][DescW-1 -: QB];
         wk_n[p*PW +: PW]      = wk_desc[p][13 +: PW];
       end
@@ -721,6 +742,17 @@ module sue_tx #(
     assign s_inc_nack_rcvd = n_nack;
     assign s_inc_fo_ack_rcvd = n_foack;
 
+    // death rank: ports dead before this edge
+    logic [2:0] ndead;
+    always_comb begin
+      ndead  = '0;
+      rank_d = rank_q;
+      for (int p = 0; p < NumPorts; p++) ndead = ndead + 3'(dead_q[p]);
+      for (int p = 0; p < NumPorts; p++) begin
+        if (dies[p]) rank_d[p*2 +: 2] = ndead[1:0];
+      end
+    end
+
     // CRC of the builders
     always_comb begin
       crc_d = crc_q;
@@ -736,12 +768,12 @@ module sue_tx #(
       if (!rst_ni) begin
         npsn_q <= '0; ack_q <= '0; free_q <= '0; rtxpsn_q <= '0; owepsn_q <= '0; oweage_q <= '0;
         migpsn_q <= '0; fapsn_q <= '0; rtxact_q <= '0; fodue_q <= '0; foans_q <= '0; rtotmr_q <= '0;
-        fotmr_q <= '0; owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0;
+        fotmr_q <= '0; owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0; rank_q <= '0;
       end else begin
         npsn_q <= npsn_d; ack_q <= ack_d; free_q <= free_d; rtxpsn_q <= rtxpsn_d; owepsn_q <= owepsn_d;
         oweage_q <= oweage_d; migpsn_q <= migpsn_d; fapsn_q <= fapsn_d; rtxact_q <= rtxact_d;
         fodue_q <= fodue_d; foans_q <= foans_d; rtotmr_q <= rtotmr_d; fotmr_q <= fotmr_d; owe_q <= owe_d;
-        fost_q <= fost_d; ob_q <= ob_d; crc_q <= crc_d;
+        fost_q <= fost_d; ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d;
       end
     end
     // descriptors: one write per edge (NEW or MIGRATE), never over a held one
@@ -758,8 +790,7 @@ module sue_tx #(
       for (int c = 0; c < NC; c++) begin
         conn_npsn_o[c*16 +: 16]    = npsn_q[c*16 +: 16];
         conn_ack_psn_o[c*16 +: 16] = ack_q[c*16 +: 16];
-        s1_d = npsn_q[c*16 +: 16] - free_q[c*16 +: 16];
-        conn_inflight_o[c*IW +: IW] = s1_d[IW-1:0];
+        conn_inflight_o[c*IW +: IW] = IW'(npsn_q[c*16 +: 16] - free_q[c*16 +: 16]);
         conn_state_o[c*3 +: 3]     = (fost_q[c*3 +: 3] != StLive) ? fost_q[c*3 +: 3] : {2'b00, rtxact_q[c]};
       end
     end
@@ -940,7 +971,7 @@ module sue_tx #(
       if (dies[p]) begin
         if (Profile == 1 && busy_q[p]) begin  // Lite: the PDU is lost, its slots are released
           for (int s = 0; s < QDepth; s++) begin
-            if (PW'(QB'(s) - jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*QDepth + s] = 1'b1;
+            if (qdist(QB'(s), jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*QDepth + s] = 1'b1;
           end
         end
         busy_d[p] = 1'b0;
@@ -975,7 +1006,7 @@ module sue_tx #(
             busy_d[p] = 1'b0;
             if (Profile == 1) begin  // Lite: slots freed when the last beat is loaded
               for (int s = 0; s < QDepth; s++) begin
-                if (PW'(QB'(s) - jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*QDepth + s] = 1'b1;
+                if (qdist(QB'(s), jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*QDepth + s] = 1'b1;
               end
             end
           end
@@ -1191,7 +1222,7 @@ module sue_tx #(
     for (int p = 0; p < NumPorts; p++) begin
       if (wk_hit[p]) begin
         for (int s = 0; s < QDepth; s++) begin
-          if (PW'(QB'(s) - wk_first[p*QB +: QB]) < wk_n[p*PW +: PW]) acked_d[32'(wk_q[p*QIW +: QIW])*QDepth + s] = 1'b1;
+          if (qdist(QB'(s), wk_first[p*QB +: QB]) < wk_n[p*PW +: PW]) acked_d[32'(wk_q[p*QIW +: QIW])*QDepth + s] = 1'b1;
         end
       end
     end
@@ -1201,7 +1232,7 @@ module sue_tx #(
       b_cov = 1'b0;
       for (int p = 0; p < NumPorts; p++) begin
         if (busy_q[p] && {ji_q[p*4 +: 4], jv_q[p*2 +: 2]} == 6'(q) &&
-            PW'(head_q[q*PW +: QB] - jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) b_cov = 1'b1;
+            qdist(head_q[q*PW +: QB], jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) b_cov = 1'b1;
       end
       if (head_q[q*PW +: PW] != send_q[q*PW +: PW] && acked_q[q*QDepth + 32'(head_q[q*PW +: QB])] && !b_cov) begin
         acked_d[q*QDepth + 32'(head_q[q*PW +: QB])] = 1'b0;

@@ -170,6 +170,9 @@ void System::drive_xpu(Node& n, sue::TxIn& in, core::Ps /*t*/) {
     n.cur.reset();
     n.started = false;
   };
+  // Offered load: tokens accrue every cycle, also while a multi-beat command is on the interface.
+  const double per_cycle = cfg_.load * cfg_.net.ports * cfg_.net.link.rate_gbps / 8.0 * core::to_ns(cfg_.clock_ps);
+  n.tokens = std::min(n.tokens + per_cycle, 20.0 + cfg_.dlen_max);
   if (n.cur && n.started) {  // the next beat of a multi-beat command
     const Node::Cmd& c = *n.cur;
     drive_beat(c, n.beat);
@@ -177,8 +180,6 @@ void System::drive_xpu(Node& n, sue::TxIn& in, core::Ps /*t*/) {
     if (++n.beat == B) complete(c);
     return;
   }
-  const double per_cycle = cfg_.load * cfg_.net.ports * cfg_.net.link.rate_gbps / 8.0 * core::to_ns(cfg_.clock_ps);
-  n.tokens = std::min(n.tokens + per_cycle, 20.0 + cfg_.dlen_max);
   if (!traffic_ || n.tokens < 0) return;
   n.cur = new_cmd(n);
   if (!n.cur) {

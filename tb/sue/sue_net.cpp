@@ -230,7 +230,9 @@ void Net::prepare(uint64_t c, core::Ps t) {
           const unsigned d = dst_of(f.bytes);
           if (d == ~0u || d == s) {  // no such port: dropped, its ingress buffer freed
             h.fc.frees.push_back({f.vc, static_cast<uint32_t>(f.bytes.size()), c + 1});
-            ++st_.frames_misrouted;
+            // A bit error in the header (the switch forwards before the FCS is known) is a
+            // loss on the link; a good frame to nowhere is a sender's error.
+            ++(f.fcs_bad ? st_.frames_lost_link : st_.frames_misrouted);
             lose(r.wid);
             continue;
           }

@@ -69,7 +69,7 @@ struct WireFrame {
 
 struct NetStats {
   uint64_t frames_sent = 0, wire_bytes = 0;   ///< NIC ports, incl. pad, FCS, preamble+IPG
-  uint64_t frames_lost_link = 0;              ///< dropped by the fault injector
+  uint64_t frames_lost_link = 0;              ///< dropped by the fault injector, or by the switch for a header bit error
   uint64_t frames_fcs_bad = 0;                ///< bit errors (FCS fails at the NIC)
   uint64_t frames_rcrc_corrupted = 0;         ///< corrupted after the FCS check (switch or receive MAC)
   uint64_t frames_lost_dead = 0;              ///< lost on a failed plane

@@ -104,8 +104,6 @@ void declare(core::Schema& s) {
   s.add_bool("sweep", false, "add the sweep: packing efficiency and latency against load and command size (C++ models)");
 }
 
-core::Ps ns_ps(double ns) { return static_cast<core::Ps>(std::llround(ns * 1000.0)); }
-
 bool has_faults(const EnvConfig& e) {
   return e.net.faults.any() || e.net.rcrc_corrupt > 0 || e.fail_port >= 0;
 }

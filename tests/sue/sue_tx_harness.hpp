@@ -62,6 +62,7 @@ struct HarnessCfg {
   unsigned link_delay = 20;  ///< cycles from a frame's eof to the far end (frames in flight die with the port)
   unsigned dlen_max = 0;     ///< 0: MaxData
   bool random_cfg = true;    ///< random weights, strict, timers at each reset
+  bool narrow = false;       ///< all commands to peer 0, VC 0 (one connection per port: the window fills)
   bool strict = true;        ///< when !random_cfg
 };
 
@@ -256,7 +257,8 @@ class Harness {
     uint32_t dlen = rng_.chance(0.3) ? 0 : static_cast<uint32_t>(rng_.uniform(1, dlen_max_));
     if (rng_.chance(0.1)) dlen = dlen_max_;
     if (rng_.chance(0.1)) dlen = std::min<uint32_t>(dlen_max_, DB * static_cast<uint32_t>(rng_.uniform(1, 4)));
-    const unsigned i = static_cast<unsigned>(rng_.uniform(0, npe_ - 1)), v = static_cast<unsigned>(rng_.uniform(0, 3));
+    const unsigned i = c_.narrow ? 0 : static_cast<unsigned>(rng_.uniform(0, npe_ - 1));
+    const unsigned v = c_.narrow ? 0 : static_cast<unsigned>(rng_.uniform(0, 3));
     const unsigned q = i * 4 + v;
     Beat b0;
     b0.vc = v;
@@ -419,7 +421,7 @@ class Harness {
         f.fo_port = static_cast<uint32_t>(rng_.uniform(0, np_ - 1));
         f.owe_psn = static_cast<uint32_t>(rng_.uniform(0, 0xffff));
         in.fb[p] = f;
-        fo_answers_[cidx(f.fo_port, f.peer, f.vc)] = f.owe_psn;
+        fo_answers_[cidx(f.fo_port, f.peer, f.vc)].insert(f.owe_psn);
       }
       if (lite_ && rng_.chance(0.01)) {  // Lite ignores the feedback ports
         in.fb[p].valid = true;
@@ -613,7 +615,7 @@ class Harness {
         ++st_.fo_ack;
         auto it = fo_answers_.find(fc);
         if (it == fo_answers_.end()) return failf("FO-ACK nobody asked for");
-        if (rh.apsn != it->second) failf("FO-ACK apsn != the requested answer");
+        if (!it->second.count(rh.apsn)) failf("FO-ACK apsn is no requested answer");
       } else {
         failf("FO frame with op 2");
       }
@@ -648,16 +650,30 @@ class Harness {
     const uint32_t psn = rh.npsn;
     if (psn == x.next_new) {
       // new: the next commands of the queue, or a migrated PDU
+      // A NEW PDU is a run of consecutive commands of its queue. They leave in queue order, but in
+      // unordered mode the frames of one queue on different ports may end out of order.
       auto& eq = expq_[q];
-      bool is_new = eq.size() >= ids.size();
-      for (size_t k = 0; is_new && k < ids.size(); ++k) is_new = eq[k].id == ids[k];
+      size_t at = 0;
+      while (at < eq.size() && eq[at].id != ids[0]) ++at;
+      bool is_new = at + ids.size() <= eq.size();
+      for (size_t k = 0; is_new && k < ids.size(); ++k) is_new = eq[at + k].id == ids[k];
       if (is_new) {
-        // packing takes as many as fit: the next command would not have fitted, or was not there
-        eq.erase(eq.begin(), eq.begin() + static_cast<long>(ids.size()));
+        if (at > 0 && ordered()) return failf("a NEW PDU skips older commands of its queue (strict order)");
+        eq.erase(eq.begin() + static_cast<long>(at), eq.begin() + static_cast<long>(at + ids.size()));
         ++st_.new_pdus;
       } else {
         auto it = std::find(mig_pending_.begin(), mig_pending_.end(), ids);
-        if (it == mig_pending_.end()) return failf("new PSN " + std::to_string(psn) + " carries neither the next commands of its queue nor a migrated PDU");
+        if (it == mig_pending_.end()) {
+          std::ostringstream os;
+          os << "new PSN " << psn << " on port " << p << " queue " << q
+             << " carries neither the next commands of its queue nor a migrated PDU: ids";
+          for (auto id : ids) os << " " << id;
+          os << "; queue head";
+          for (size_t k = 0; k < std::min<size_t>(eq.size(), 4); ++k) os << " " << eq[k].id;
+          os << "; migrations pending " << mig_pending_.size();
+          for (auto& m : mig_pending_) os << " [" << (m.empty() ? 0 : m.front()) << "+" << m.size() << "]";
+          return failf(os.str());
+        }
         mig_pending_.erase(it);
         ++st_.mig_pdus;
       }
@@ -796,7 +812,7 @@ class Harness {
   uint32_t port_up_ = 1, credit_ok_ = 0;
   std::set<uint64_t> inflight_ids_;
   std::vector<std::vector<uint64_t>> mig_pending_;
-  std::map<unsigned, uint32_t> fo_answers_;
+  std::map<unsigned, std::set<uint32_t>> fo_answers_;  // FO-REQs received: answers requested
   HarnessStats st_;
   std::string fail_;
 };

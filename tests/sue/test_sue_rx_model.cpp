@@ -313,14 +313,17 @@ TEST(SueRxModel, AcceptAheadOneNackPerGapDuplicate) {
   f = data(static_cast<uint16_t>(2 - 0x8000), 0, 0);  // exactly 2^15 behind counts as behind
   EXPECT_EQ(f.owe, sue::kOweDup);
   EXPECT_EQ(h.cnt(RxCnt::drop_dup), 2u);
-  f = data(static_cast<uint16_t>(2 + 0x7fff), 0, 0);  // 2^15-1 ahead: ahead
-  EXPECT_EQ(f.owe, sue::kOweNack);
+  f = data(static_cast<uint16_t>(2 + 0x7fff), 0, 0);  // 2^15-1 ahead: ahead, inside the NACKed gap
+  EXPECT_EQ(f.owe, sue::kOweNone);
+  EXPECT_EQ(h.cnt(RxCnt::drop_psn), 5u);
   EXPECT_EQ(h.cnt(RxCnt::pdus_ok), 2u);
   // only accepted PDUs reached the XPU
   EXPECT_EQ(h.cmds.size(), 2u);
   // other connections untouched
   for (unsigned x = 0; x < h.p.nc(); ++x)
-    if (x != c) EXPECT_EQ(h.o().conn_exp[x], 0u);
+    if (x != c) {
+      EXPECT_EQ(h.o().conn_exp[x], 0u);
+    }
 }
 
 TEST(SueRxModel, AckOnlyFrame) {

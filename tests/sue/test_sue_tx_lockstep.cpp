@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "common/vcontext.hpp"
 #include "sue/sue_tx_block.hpp"
@@ -18,6 +19,46 @@
 namespace {
 
 using namespace tb::sue_tb;
+
+// SUE_TX_TRACE=1: one line per cycle (inputs, RTL and model queue/credit state).
+class TraceBlock : public TxBlock {
+ public:
+  explicit TraceBlock(LockTx& l) : l_(l), on_(std::getenv("SUE_TX_TRACE") != nullptr) {}
+  void drive(const sue::TxIn& in) override {
+    in_ = in;
+    l_.drive(in);
+  }
+  void posedge() override {
+    l_.posedge();
+    ++n_;
+    if (!on_) return;
+    const sue::TxOut r = l_.outputs(), m = l_.model().outputs();
+    std::printf("%llu rst%d v%u c%u vc%u x%u err%d rdy%x cok%x up%x |", (unsigned long long)n_, in_.rst_n,
+                in_.tx_valid, in_.tx_cycle, in_.tx_vc, in_.tx_xpuid, in_.tx_err, in_.mac_tx_ready, in_.credit_ok,
+                in_.port_up);
+    for (unsigned p = 0; p < sue::kMaxPorts; ++p)
+      if (in_.fb[p].valid)
+        std::printf(" fb%u{pe%u vc%u owe%u/%u rop%u/%u fo%u/%u}", p, in_.fb[p].peer, in_.fb[p].vc, in_.fb[p].owe,
+                    in_.fb[p].owe_psn, in_.fb[p].rop, in_.fb[p].rapsn, in_.fb[p].fo, in_.fb[p].fo_port);
+    std::printf(" | qc");
+    for (size_t q = 0; q < r.q_count.size(); ++q)
+      if (r.q_count[q] || m.q_count[q] || r.tx_credit[q] || m.tx_credit[q])
+        std::printf(" %zu:%u/%u cr%u/%u", q, r.q_count[q], m.q_count[q], r.tx_credit[q], m.tx_credit[q]);
+    std::printf(" | ack");
+    for (size_t c = 0; c < r.conn_ack_psn.size(); ++c)
+      if (r.conn_npsn[c] || m.conn_npsn[c])
+        std::printf(" %zu:%u/%u,%u/%u,%u/%u", c, r.conn_ack_psn[c], m.conn_ack_psn[c], r.conn_npsn[c], m.conn_npsn[c],
+                    r.conn_inflight[c], m.conn_inflight[c]);
+    std::printf("\n");
+  }
+  sue::TxOut outputs() const override { return l_.outputs(); }
+
+ private:
+  LockTx& l_;
+  bool on_;
+  sue::TxIn in_;
+  uint64_t n_ = 0;
+};
 
 struct Run {
   std::string fail;
@@ -35,7 +76,8 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
   ctx->assertOn(true);
   auto ls = make_tx_lockstep(make_tx_rtl(*v, ctx, "tx", nullptr), v->params, "tx");
   LockTx* l = ls.get();
-  suetx::Harness<TxBlock> h(v->params, hc, *ls);
+  TraceBlock tr(*ls);
+  suetx::Harness<TxBlock> h(v->params, hc, tr);
   uint64_t cyc = 0;
   h.after_edge = [&]() {
     l->set_time(++cyc, 0);
@@ -81,8 +123,8 @@ void expect_busy(const Run& r, bool sue) {
 suetx::HarnessCfg faults(uint64_t seed) {
   suetx::HarnessCfg c;
   c.seed = seed;
-  c.cycles = 60000;
-  c.p_reset = 0.00005;
+  c.cycles = 150000;
+  c.p_reset = 0.00003;
   return c;
 }
 
@@ -92,11 +134,12 @@ TEST(SueTxLockstep, S1) {
   expect_busy(r, true);
 }
 
-TEST(SueTxLockstep, S1ShortTimersSmallCommands) {
+TEST(SueTxLockstep, S1OneConnectionWindowFull) {
   auto c = faults(12);
   c.dlen_max = 40;
   c.p_loss = 0.03;
-  c.fb_delay_max = 200;  // long feedback: the window fills
+  c.fb_delay_max = 200;  // long feedback and one connection: the window fills
+  c.narrow = true;
   auto r = run_lockstep("s1", c);
   EXPECT_EQ(r.fail, "");
   expect_busy(r, true);
@@ -127,6 +170,79 @@ TEST(SueTxLockstep, Lite) {
   auto r = run_lockstep("lite", faults(51));
   EXPECT_EQ(r.fail, "");
   expect_busy(r, false);
+}
+
+// docs/sue.md "Worked example": the RTL, cycle for cycle and byte for byte (the model is compared
+// alongside on every output).
+TEST(SueTxFrames, WorkedExampleRtl) {
+  const TxVariant* v = find_tx_variant("s1");
+  ASSERT_NE(v, nullptr);
+  VerilatedContext* ctx = tb::shared_context();
+  auto ls = make_tx_lockstep(make_tx_rtl(*v, ctx, "tx", nullptr), v->params, "tx");
+  sue::TxIn in;
+  in.cfg.own_xpuid = 1;
+  in.cfg.peer_xpuid[0] = 2, in.cfg.peer_xpuid[1] = 3, in.cfg.peer_xpuid[2] = 4, in.cfg.peer_xpuid[3] = 5;
+  in.port_up = 1, in.mac_tx_ready = 1;
+  in.rst_n = false;
+  ls->drive(in);
+  ls->posedge();
+  in.rst_n = true;
+  // per table edge 0..10: mac_tx valid, sof, eof, nbytes after the edge
+  struct Row { unsigned valid, sof, eof, nbytes; };
+  const Row rows[11] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 1, 0, 32},
+                        {0, 1, 0, 32}, {1, 0, 0, 32}, {1, 0, 0, 32}, {1, 0, 1, 2}, {0, 0, 1, 2}};
+  std::vector<uint8_t> frame;
+  for (unsigned e = 0; e <= 10; ++e) {
+    sue::TxIn x = in;
+    x.credit_ok = e >= 2 ? 1 : 0;
+    if (e == 0) {
+      x.tx_valid = 1, x.tx_xpuid = 2, x.tx_control[0] = 0x01, x.tx_control[17] = 0xaa;
+    } else if (e == 1) {
+      x.tx_valid = 2, x.tx_xpuid = 2, x.tx_control[0] = 0x02, x.tx_control[1] = 0x02, x.tx_control[17] = 0xbb;
+      for (unsigned j = 0; j < 32; ++j) x.tx_data[j] = static_cast<uint8_t>(j);
+    }
+    const sue::TxOut before = ls->outputs();
+    if (before.mac_tx_valid & 1)
+      frame.insert(frame.end(), before.mac_tx_data[0].begin(), before.mac_tx_data[0].begin() + before.mac_tx_nbytes[0]);
+    ls->drive(x);
+    ls->posedge();
+    const sue::TxOut o = ls->outputs();
+    EXPECT_EQ(o.mac_tx_valid, rows[e].valid) << "edge " << e;
+    EXPECT_EQ(o.mac_tx_sof, rows[e].sof) << "edge " << e;
+    EXPECT_EQ(o.mac_tx_eof, rows[e].eof) << "edge " << e;
+    EXPECT_EQ(o.mac_tx_nbytes[0], rows[e].nbytes) << "edge " << e;
+    if (e == 1) EXPECT_EQ(o.q_unsent[0], 2u);
+    if (e == 2) {
+      EXPECT_EQ(o.conn_npsn[0], 1u);
+      EXPECT_EQ(o.out_bytes[0], 72u);
+    }
+  }
+  EXPECT_FALSE(ls->mismatch().has_value());
+  EXPECT_FALSE(ctx->gotError());
+  EXPECT_EQ(ls->outputs().cnt[sue::TxCnt::frames_out], 1u);
+  EXPECT_EQ(ls->outputs().cnt[sue::TxCnt::bytes_out], 98u);
+  ASSERT_EQ(frame.size(), 98u);
+  const std::vector<uint8_t> head = {0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0xb6,
+                                     0,    0x01, 0, 0, 0, 0, 0, 0, 0x00, 0x12, 0x01};
+  EXPECT_EQ(std::vector<uint8_t>(frame.begin(), frame.begin() + 25), head);
+  EXPECT_EQ(frame[42], 0x80);
+  EXPECT_EQ(frame[43], 0x32);
+  const uint32_t rc = sue::rcrc32(frame.data() + 14, 80);
+  EXPECT_EQ(frame[94], rc >> 24);
+  EXPECT_EQ(frame[95], (rc >> 16) & 0xff);
+  EXPECT_EQ(frame[96], (rc >> 8) & 0xff);
+  EXPECT_EQ(frame[97], rc & 0xff);
+  std::vector<uint8_t> w = frame;
+  w.resize(w.size() + 4);
+  const uint32_t fcs = sue::fcs32(frame.data(), frame.size());
+  for (int k = 0; k < 4; ++k) w[98 + k] = static_cast<uint8_t>(fcs >> (8 * k));
+  sue::DecodeOptions opt;
+  opt.encap = sue::Encap::AfhGen2_12;
+  auto d = sue::decode(w, opt);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  EXPECT_EQ(d.value().frame.rh.npsn, 0u);
+  ASSERT_EQ(d.value().frame.cmds.size(), 2u);
+  EXPECT_EQ(d.value().frame.cmds[1].size(), 50u);
 }
 
 // The deliberately broken RTL: a NACK(e) resends from e+1. Lockstep must catch it
