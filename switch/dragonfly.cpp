@@ -43,6 +43,15 @@ bool parse_routing(const std::string& s, DfRouting* out) {
   return true;
 }
 
+const char* to_string(DfParSignal s) { return s == DfParSignal::credits ? "credits" : "queue"; }
+
+bool parse_par_signal(const std::string& s, DfParSignal* out) {
+  if (s == "queue") *out = DfParSignal::queue;
+  else if (s == "credits") *out = DfParSignal::credits;
+  else return false;
+  return true;
+}
+
 const char* to_string(DfTraffic t) { return t == DfTraffic::shift ? "shift" : "uniform"; }
 
 std::string DragonflyParams::validate() const {
@@ -64,6 +73,8 @@ std::string DragonflyParams::validate() const {
     return fmt::format("min_flits={} max_flits={} out of range (allowed 1 <= min <= max <= 64)", min_flits, max_flits);
   if (vc_buf_flits < max_flits || vc_buf_flits > 32767)
     return fmt::format("vc_buf_flits={} out of range (allowed {}..32767)", vc_buf_flits, max_flits);
+  if (par_signal != DfParSignal::queue && par_signal != DfParSignal::credits)
+    return fmt::format("par_signal={} not allowed (allowed {})", static_cast<unsigned>(par_signal), par_signal_choices());
   if (!(load >= 0.0 && load <= 1.0)) return fmt::format("load={} out of range (allowed 0..1 flits/endpoint/cycle)", load);
   return "";
 }
@@ -266,8 +277,9 @@ uint64_t Dragonfly::queue_flits(const Switch& s, unsigned port) const {
 // PAR-6/2. The phase of a packet follows from the port and VC it arrived on
 // (VC ladder, see the constants above): endpoint port: source router; local VC v:
 // v/2 global hops taken, v%2+1 local hops in this group; global VC v: v+1 global
-// hops, none local yet. Decisions compare this router's egress queues (flits
-// waiting, all VCs) times the path's remaining hops, UGAL-style.
+// hops, none local yet. Decisions compare the congestion estimate of the first
+// output of each path (par_signal: this router's egress queue, or that plus the
+// credits in use toward the downstream) times the path's remaining hops, UGAL-style.
 int Dragonfly::route_par(unsigned r, Switch& s, Packet& pk) {
   const unsigned a = dp_.a, g = dp_.g, p = dp_.p;
   const unsigned G = r / a;
@@ -286,8 +298,10 @@ int Dragonfly::route_par(unsigned r, Switch& s, Packet& pk) {
     unsigned I = static_cast<unsigned>(route_rng_.uniform(0, g - 3));
     if (I >= std::min(G, Gd)) ++I;
     if (I >= std::max(G, Gd)) ++I;
-    const uint64_t qm = queue_flits(s, port_toward_group(r, Gd, dst));
-    const uint64_t qn = queue_flits(s, port_toward_group(r, I, dst));
+    const bool credits = dp_.par_signal == DfParSignal::credits;
+    const unsigned pm = port_toward_group(r, Gd, dst), pn = port_toward_group(r, I, dst);
+    const uint64_t qm = credits ? occupancy(s, pm) : queue_flits(s, pm);
+    const uint64_t qn = credits ? occupancy(s, pn) : queue_flits(s, pn);
     const uint64_t hm = path_hops(r, -1, dst), hn = path_hops(r, static_cast<int>(I), dst);
     if (qm * hm > qn * hn + dp_.par_threshold)
       pk.route_state = (pk.route_state & kHopMask) | kNonMin | (lh ? kRevised : 0u) | (I + 1);

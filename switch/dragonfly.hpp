@@ -33,6 +33,17 @@ const char* to_string(DfRouting r);  ///< "minimal", "valiant", "ugal-l", "par"
 bool parse_routing(const std::string& s, DfRouting* out);
 inline const char* routing_choices() { return "minimal, valiant, ugal, par"; }
 
+/// PAR's congestion estimate of an output port (both decisions; docs/switch.md "Dragonfly"):
+/// queue = flits waiting in this router's egress queue for the port (all VCs);
+/// credits = those plus the credits in use toward the downstream router (flits in its
+/// buffer, flits and credits in flight on the channel, all VCs): the output credit
+/// occupancy that UGAL-L and Booksim-style PAR compare.
+enum class DfParSignal : uint8_t { queue, credits };
+const char* to_string(DfParSignal s);  ///< "queue", "credits"
+/// Parses "queue", "credits"; false on anything else.
+bool parse_par_signal(const std::string& s, DfParSignal* out);
+inline const char* par_signal_choices() { return "queue, credits"; }
+
 /// Generated traffic: uniform random destination (!= self), or the adversarial
 /// group shift: every endpoint of group i sends to a random endpoint of group i+1 (mod g).
 enum class DfTraffic : uint8_t { uniform, shift };
@@ -64,7 +75,8 @@ struct DragonflyParams {
   DfRouting routing = DfRouting::minimal;
   DfTraffic traffic = DfTraffic::uniform;
   unsigned ugal_threshold = 0;   ///< UGAL-L bias toward minimal, flits
-  unsigned par_threshold = 0;    ///< PAR bias toward minimal (both decisions), flits of queue
+  unsigned par_threshold = 0;    ///< PAR bias toward minimal (both decisions), flits of the par_signal measure
+  DfParSignal par_signal = DfParSignal::queue;  ///< PAR's congestion estimate (queue: egress queue; credits: + credits in use)
   uint64_t seed = 1;             ///< streams "dragonfly.src.<e>", "dragonfly.route"
   bool scoreboard = true;        ///< end-to-end exactly-once check
 

@@ -1,9 +1,62 @@
 #include "switch/harness.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 namespace sw {
+
+// ------------------------------------------------------------------ parameters
+
+lnk::FaultConfig HarnessParams::wire_faults() const {
+  lnk::FaultConfig f = faults;
+  f.fer = fer;
+  return f;
+}
+
+std::string HarnessParams::validate(const Params& sp) const {
+  if (!(link_ns >= 0.0 && link_ns <= 10000.0)) return fmt::format("link_ns={} not allowed (allowed 0..10000)", link_ns);
+  if (!(fer >= 0.0 && fer <= 1.0)) return fmt::format("fer={} not allowed (allowed 0..1)", fer);
+  if (std::string e = wire_faults().validate(); !e.empty()) return e;
+  if (!llr) return "";
+  if (std::string e = llr_params.validate(); !e.empty()) return "llr_params." + e;
+  const llr::Params& q = llr_params;
+  if ((1u << q.len_width) - 1u < sp.mtu_bytes)
+    return fmt::format("llr_params.len_width={} cannot carry mtu_bytes={} (allowed {}..16)", q.len_width, sp.mtu_bytes,
+                       static_cast<unsigned>(std::ceil(std::log2(sp.mtu_bytes + 1.0))));
+  if ((1u << q.class_width) < sp.num_classes)
+    return fmt::format("llr_params.class_width={} cannot carry num_classes={} (allowed {}..3)", q.class_width,
+                       sp.num_classes, sp.num_classes <= 2 ? 1 : sp.num_classes <= 4 ? 2 : 3);
+  const uint32_t fmax = std::min<uint32_t>(1u << q.buf_log2, (1u << (q.seq_bits - 1)) - 1u);
+  const llr::Cfg& c = llr_cfg;
+  if (c.frames_max < 1 || c.frames_max > fmax)
+    return fmt::format("llr_cfg.frames_max={} not allowed (allowed 1..{}: min(2^buf_log2, 2^(seq_bits-1)-1))",
+                       c.frames_max, fmax);
+  if (c.bytes_max < sp.mtu_bytes || c.bytes_max > (1u << 24) - 1u)
+    return fmt::format("llr_cfg.bytes_max={} not allowed (allowed {}..16777215: at least one mtu_bytes frame)",
+                       c.bytes_max, sp.mtu_bytes);
+  const uint32_t tmax = q.timer_width >= 32 ? 0xffffffffu : (1u << q.timer_width) - 1u;
+  if (c.replay_timer < 1 || c.replay_timer > tmax)
+    return fmt::format("llr_cfg.replay_timer={} not allowed (allowed 1..{} LLR cycles)", c.replay_timer, tmax);
+  if (c.replay_count_max < 1 || c.replay_count_max > 255)
+    return fmt::format("llr_cfg.replay_count_max={} not allowed (allowed 1..255)", c.replay_count_max);
+  if (c.ack_spacing < 1 || c.ack_spacing > 65535)
+    return fmt::format("llr_cfg.ack_spacing={} not allowed (allowed 1..65535)", c.ack_spacing);
+  return "";
+}
+
+// ------------------------------------------------------------------ links
+
+// A host <-> switch link (docs/switch.md "LLR on links"): with LLR an LlrLink (side A = the host,
+// side B = the switch port); without LLR the fault injectors of its two wires and its telemetry.
+struct Harness::Link {
+  std::unique_ptr<LlrLink> llr;
+  std::unique_ptr<lnk::FaultInjector> up_inj, down_inj;
+  LinkStats up, down;
+  uint64_t up_dropped0 = 0, down_dropped0 = 0;  // injector frames_dropped at the last reset_stats()
+};
 
 struct Harness::Host {
   std::array<std::deque<Packet>, kMaxClasses> q;
@@ -34,10 +87,39 @@ struct Harness::Host {
 
 Harness::Harness(const Params& sp, const HarnessParams& hp)
     : sp_(sp), hp_(hp), sw_(std::make_unique<Switch>(sp)), link_(core::ns(hp.link_ns)), sb_("switch", true) {
+  if (std::string err = hp_.validate(sp_); !err.empty()) throw std::invalid_argument("harness: " + err);
   const unsigned R = sp_.radix, C = sp_.num_classes;
   hosts_.resize(R);
   hosts_st_.resize(R);
   for (unsigned h = 0; h < R; ++h) sw_->set_route(h, h);
+  // Links (docs/switch.md "LLR on links"): always kept for the telemetry. With LLR an LlrLink per
+  // port (wire: lnk::Channel at the port rate, fixed delay link_ns as its flight, no FEC of its own:
+  // PHYs are switch stages); without LLR only the fault injectors, on the fixed-delay path.
+  const lnk::FaultConfig wf = hp_.wire_faults();
+  faulty_ = wf.any();
+  LlrLinkParams lp;
+  lp.wire.rate_gbps = sp_.port_gbps;
+  lp.wire.length_m = 0;
+  lp.wire.fec_latency_ns = hp_.link_ns;
+  lp.wire.overhead_bytes = sp_.overhead_bytes;
+  lp.faults = wf;
+  lp.llr = hp_.llr_params;
+  lp.cfg = hp_.llr_cfg;
+  lp.period = sp_.period();
+  lp.eligible_classes = 0;
+  for (unsigned c = 0; c < C; ++c)
+    if (sp_.classes[c].lossless) lp.eligible_classes |= 1u << c;  // lossless classes are LLR-eligible
+  links_.resize(R);
+  for (unsigned h = 0; h < R; ++h) {
+    Link& L = links_[h];
+    const std::string stream = "harness.link." + std::to_string(h);
+    if (hp_.llr) {
+      L.llr = std::make_unique<LlrLink>(lp, hp_.seed, stream);
+    } else if (faulty_) {
+      L.up_inj = std::make_unique<lnk::FaultInjector>(wf, hp_.seed, stream + ".ab");
+      L.down_inj = std::make_unique<lnk::FaultInjector>(wf, hp_.seed, stream + ".ba");
+    }
+  }
   if (sp_.fc == FlowControl::cbfc) {
     cbfc::Params cp;
     cp.num_classes = C;
@@ -138,8 +220,11 @@ void Harness::tick() {
       x.paused_until[z.c] = z.quanta ? z.t + sp_.pause_time(z.quanta) : z.t;
       if (z.quanta) ++hs.pauses_rcvd[z.c];
     }
-    if (x.queued && x.wire_free < T + P) {
-      const Ps start = std::max(T, x.wire_free);
+    Link& L = links_[h];
+    if (x.queued && (hp_.llr ? L.llr->can_take(LlrLink::A) : x.wire_free < T + P)) {
+      // Without LLR the packet goes on the wire at `start`; with LLR it is handed to the host's LLR TX
+      // at this edge (its c_ready says it takes one), which puts it on the wire when it can.
+      const Ps start = hp_.llr ? T : std::max(T, x.wire_free);
       int chosen = -1;
       for (unsigned j = 0; j < C; ++j) {
         const unsigned c = (x.rr + j) % C;
@@ -162,12 +247,35 @@ void Harness::tick() {
         x.q[c].pop_front();
         --x.queued;
         x.rr = (c + 1) % C;
-        p.t_in = start + link_;
-        p.t_in_last = -1;
-        sw_->inject(h, p);
-        x.wire_free = start + sp_.serialization(uint64_t{p.bytes} + sp_.overhead_bytes);
         ++hs.sent_pkts;
         hs.sent_bytes += p.bytes;
+        if (hp_.llr) {
+          L.llr->offer(LlrLink::A, p);  // taken by the host's LLR TX at this tick's LLR edge
+        } else {
+          p.t_in = start + link_;
+          p.t_in_last = -1;
+          x.wire_free = start + sp_.serialization(uint64_t{p.bytes} + sp_.overhead_bytes);
+          ++L.up.frames;
+          bool lost = false;
+          if (faulty_) {  // the switch's MAC drops a frame that fails its FCS (or never arrives)
+            lnk::Frame f;
+            f.id = p.id;
+            f.cls = p.cls;
+            f.len = p.bytes;
+            const auto v = L.up_inj->on_frame(start, x.wire_free + link_, f).verdict;
+            lost = v != lnk::FaultInjector::Verdict::pass;
+            if (v == lnk::FaultInjector::Verdict::corrupt) ++L.up.bad_frames;
+          }
+          if (lost) {
+            ++L.up.lost_pkts;
+            ++wire_losses_;
+            --outstanding_;  // lost: the scoreboard reports it
+          } else {
+            ++L.up.delivered_pkts;
+            L.up.delivered_bytes += p.bytes;
+            sw_->inject(h, p);
+          }
+        }
         if (cbfc && sp_.classes[c].lossless) {
           x.tx_v = true;
           x.tx_c = static_cast<uint8_t>(c);
@@ -212,22 +320,113 @@ void Harness::tick() {
   }
   for (const Packet& p : sw_->departures()) {
     const unsigned e = static_cast<unsigned>(p.egress_port);
-    Host& x = hosts_[e];
-    HostStats& hs = hosts_st_[e];
-    ++hs.recv_pkts;
-    hs.recv_bytes += p.bytes;
-    if (p.ecn) ++hs.ecn_marked;
-    --outstanding_;
     lat_[p.cls].add(core::to_ns(p.t_head_out - p.t_in));
-    if (hp_.scoreboard)
-      sb_.observe((p.src_port * sp_.radix + p.dst_xpu) * C + p.cls, p.id, p.tag, p.t_tail_out + link_);
-    if (cbfc && sp_.classes[p.cls].lossless && !(hp_.block_classes & (1u << p.cls))) {
-      x.sink_limit[p.cls] = (x.sink_limit[p.cls] + sp_.cells(p.bytes)) & 0xffffu;
-      sw_->credit_in(e, p.cls, x.sink_limit[p.cls], p.t_tail_out + 2 * link_);
-    }
     if (keep_log_) log_.push_back(p);
+    Link& L = links_[e];
+    if (hp_.llr) {  // into the MAC TX FIFO of the port's LLR TX
+      L.llr->offer(LlrLink::B, p);
+      continue;
+    }
+    ++L.down.frames;
+    if (faulty_) {  // the host's MAC drops a frame that fails its FCS (or never arrives)
+      lnk::Frame f;
+      f.id = p.id;
+      f.cls = p.cls;
+      f.len = p.bytes;
+      const auto v = L.down_inj->on_frame(p.t_head_out, p.t_tail_out + link_, f).verdict;
+      if (v == lnk::FaultInjector::Verdict::corrupt) ++L.down.bad_frames;
+      if (v != lnk::FaultInjector::Verdict::pass) {
+        ++L.down.lost_pkts;
+        ++wire_losses_;
+        --outstanding_;  // lost: the scoreboard reports it; the sink never returns its credits
+        continue;
+      }
+    }
+    ++L.down.delivered_pkts;
+    L.down.delivered_bytes += p.bytes;
+    host_delivery(e, p, p.t_tail_out + link_, p.t_in - link_);
+  }
+
+  // LLR partners of every link, edge at T.
+  if (hp_.llr)
+    for (unsigned h = 0; h < sp_.radix; ++h) llr_edge(h, T);
+}
+
+void Harness::host_delivery(unsigned e, const Packet& p, Ps t_have, Ps t_sent) {
+  Host& x = hosts_[e];
+  HostStats& hs = hosts_st_[e];
+  ++hs.recv_pkts;
+  hs.recv_bytes += p.bytes;
+  if (p.ecn) ++hs.ecn_marked;
+  --outstanding_;
+  e2e_[p.cls].add(core::to_ns(t_have - t_sent));
+  if (hp_.scoreboard) sb_.observe((p.src_port * sp_.radix + p.dst_xpu) * sp_.num_classes + p.cls, p.id, p.tag, t_have);
+  if (sp_.fc == FlowControl::cbfc && sp_.classes[p.cls].lossless && !(hp_.block_classes & (1u << p.cls))) {
+    x.sink_limit[p.cls] = (x.sink_limit[p.cls] + sp_.cells(p.bytes)) & 0xffffu;
+    sw_->credit_in(e, p.cls, x.sink_limit[p.cls], t_have + link_);
   }
 }
+
+// ------------------------------------------------------------------ LLR edge (docs/switch.md "LLR on links")
+
+void Harness::llr_edge(unsigned h, Ps T) {
+  LlrLink& k = *links_[h].llr;
+  k.edge(T);
+  // The switch's egress scheduler learns the wire time of its port it did not schedule.
+  if (const Ps u = k.unscheduled(LlrLink::B); u > 0) sw_->egress_wire_busy(h, u);
+  for (LlrLink::Side s : {LlrLink::A, LlrLink::B})
+    for (const Packet& p : k.lost(s)) {  // a lossy-class frame the wire corrupted or dropped
+      t_sent_.erase(p.id);
+      replayed_.erase(p.id);
+      ++wire_losses_;
+      --outstanding_;  // lost: the scoreboard reports it
+    }
+  // Into the switch: the LLR RX delivers a frame once it is wholly in and its FCS checked, so it
+  // enters the switch ingress pin whole at this edge (first and last byte at T).
+  for (const LlrLink::Delivery& d : k.delivered(LlrLink::B)) {
+    Packet p = d.p;
+    t_sent_[p.id] = d.first_bit;
+    if (d.replayed) replayed_.insert(p.id);
+    p.t_in = T;
+    p.t_in_last = T;
+    sw_->inject(h, p);
+  }
+  // To the host.
+  for (const LlrLink::Delivery& d : k.delivered(LlrLink::A)) {
+    Ps t_sent = d.first_bit;
+    if (auto it = t_sent_.find(d.p.id); it != t_sent_.end()) {
+      t_sent = it->second;
+      t_sent_.erase(it);
+    }
+    const bool replayed_up = replayed_.erase(d.p.id) > 0;
+    if (replayed_up || d.replayed) e2e_replayed_.add(core::to_ns(T - t_sent));
+    host_delivery(h, d.p, T, t_sent);
+  }
+}
+
+// ------------------------------------------------------------------ link telemetry
+
+PortLinkStats Harness::link_stats(unsigned port) const {
+  const Link& L = links_.at(port);
+  if (L.llr) return {L.llr->stats(LlrLink::A), L.llr->stats(LlrLink::B)};
+  PortLinkStats r{L.up, L.down};
+  if (L.up_inj) r.up.dropped_frames = L.up_inj->stats().frames_dropped - L.up_dropped0;
+  if (L.down_inj) r.down.dropped_frames = L.down_inj->stats().frames_dropped - L.down_dropped0;
+  return r;
+}
+
+double Harness::goodput_gbps(const LinkStats& s) const {
+  const Ps w = window();
+  return w > 0 ? static_cast<double>(s.delivered_bytes) * 8000.0 / static_cast<double>(w) : 0.0;
+}
+
+bool Harness::links_up() const {
+  for (const Link& L : links_)
+    if (L.llr && !L.llr->up()) return false;
+  return true;
+}
+
+const LlrLink* Harness::llr_link(unsigned port) const { return links_.at(port).llr.get(); }
 
 void Harness::run_for(Ps t) {
   const Ps end = sw_->now() + t;
@@ -246,6 +445,14 @@ bool Harness::drain(Ps limit) {
 void Harness::reset_stats() {
   for (auto& s : hosts_st_) s = HostStats{};
   for (auto& l : lat_) l = core::Samples{};
+  for (auto& l : e2e_) l = core::Samples{};
+  e2e_replayed_ = core::Samples{};
+  for (Link& L : links_) {
+    if (L.llr) L.llr->reset_stats();
+    L.up = L.down = LinkStats{};
+    if (L.up_inj) L.up_dropped0 = L.up_inj->stats().frames_dropped;
+    if (L.down_inj) L.down_dropped0 = L.down_inj->stats().frames_dropped;
+  }
   sw_->reset_stats();
   t_stats_ = sw_->now();
 }

@@ -220,6 +220,12 @@ void Switch::pause_in(unsigned port, unsigned cls, uint32_t quanta, Ps t) {
   ++fc_in_pending_;
 }
 
+void Switch::egress_wire_busy(unsigned port, Ps dur) {
+  if (port >= R_ || dur < 0) throw std::invalid_argument("switch: egress_wire_busy port/dur out of range");
+  Egr& g = egr_[port];
+  g.wire_free = std::max(g.wire_free, now_) + dur;
+}
+
 // ------------------------------------------------------------------ tick
 
 void Switch::tick() {

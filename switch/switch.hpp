@@ -230,6 +230,11 @@ class Switch {
   void credit_in(unsigned port, unsigned cls, uint32_t limit, Ps t);
   /// PFC frame from the downstream of egress `port` (quanta 0 = resume).
   void pause_in(unsigned port, unsigned cls, uint32_t quanta, Ps t);
+  /// The egress wire of `port` carried `dur` ps of something the switch did not
+  /// schedule (a link-layer control word or an LLR replay): packets granted from
+  /// now on leave that much later (wire free = max(wire free, now) + dur).
+  /// docs/switch.md "LLR on links".
+  void egress_wire_busy(unsigned port, Ps dur);
 
   // ---- clock
   /// Processes the core-clock edge at now(), then advances now() by one period.

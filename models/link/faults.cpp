@@ -24,7 +24,7 @@ std::string bad_window(const char* name, size_t i, core::Ps start, core::Ps end)
 
 std::string FaultConfig::validate() const {
   const std::pair<const char*, double> probs[] = {
-      {"ber", ber}, {"drop_prob", drop_prob}, {"ctl_drop_prob", ctl_drop_prob}, {"ctl_corrupt_prob", ctl_corrupt_prob}};
+      {"ber", ber}, {"fer", fer}, {"drop_prob", drop_prob}, {"ctl_drop_prob", ctl_drop_prob}, {"ctl_corrupt_prob", ctl_corrupt_prob}};
   for (const auto& [name, p] : probs)
     if (!prob_ok(p)) return fmt::format("faults {}={} out of range (allowed 0..1)", name, p);
   for (size_t i = 0; i < ctl_windows.size(); ++i) {
@@ -46,7 +46,7 @@ std::string FaultConfig::validate() const {
 }
 
 bool FaultConfig::any() const {
-  if (ber > 0 || drop_prob > 0 || ctl_drop_prob > 0 || ctl_corrupt_prob > 0 || !drop_frames.empty()) return true;
+  if (ber > 0 || fer > 0 || drop_prob > 0 || ctl_drop_prob > 0 || ctl_corrupt_prob > 0 || !drop_frames.empty()) return true;
   for (const Burst& b : bursts)
     if (b.count > 0) return true;
   for (const CtlWindow& w : ctl_windows)
@@ -64,6 +64,7 @@ FaultInjector::FaultInjector(const FaultConfig& cfg, uint64_t seed, const std::s
   if (!err.empty()) throw std::invalid_argument(err);
   std::sort(drop_sorted_.begin(), drop_sorted_.end());
   log1m_ber_ = std::log1p(-cfg_.ber);               // -inf when ber = 1
+  log1m_fer_ = std::log1p(-cfg_.fer);               // -inf when fer = 1
   ctl_ber_p_ = -std::expm1(64.0 * log1m_ber_);      // 1-(1-ber)^64, accurate for tiny ber
 }
 
@@ -100,6 +101,10 @@ FaultInjector::Decision FaultInjector::on_frame(core::Ps t_start, core::Ps t_arr
     d.verdict = Verdict::drop;
   } else if (chosen(index) || u_drop < cfg_.drop_prob) {
     d.verdict = Verdict::drop;
+  } else if (cfg_.fer > 0) {
+    // 1-(1-fer)(1-ber)^(8L): a frame error whatever the length, or bit errors
+    const double bits = f.len > 0 ? 8.0 * static_cast<double>(f.len) * log1m_ber_ : 0.0;
+    if (u_ber < -std::expm1(log1m_fer_ + bits)) d.verdict = Verdict::corrupt;
   } else if (f.len > 0 && u_ber < -std::expm1(8.0 * static_cast<double>(f.len) * log1m_ber_)) {
     d.verdict = Verdict::corrupt;  // 1-(1-ber)^(8L)
   }

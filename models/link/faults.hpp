@@ -32,6 +32,11 @@ struct FaultConfig {
   /// Bit error rate: a frame of L bytes (Ethernet overhead not counted) is
   /// corrupted with probability 1-(1-ber)^(8L), a control word with 1-(1-ber)^64.
   double ber = 0;
+  /// Frame error rate: each frame additionally fails its FCS (arrives with
+  /// ok=false) with this probability, whatever its length. Combined with ber a
+  /// frame is corrupted with probability 1-(1-fer)(1-ber)^(8L). It uses the
+  /// frame's bit-error draw, so fer = 0 leaves every outcome as before.
+  double fer = 0;
   /// Each frame dropped with this probability.
   double drop_prob = 0;
   /// Frame indices on this channel (0 = first frame sent) to drop.
@@ -70,10 +75,10 @@ struct FaultConfig {
   std::vector<Pause> pauses;
 
   /// "" when valid, else ONE line naming the first bad field and the allowed
-  /// range: probabilities in [0,1] (NaN rejected), windows 0 <= start <= end,
+  /// range: probabilities (ber, fer, drop_prob, ctl_*) in [0,1] (NaN rejected), windows 0 <= start <= end,
   /// ctl window kind -1..5 and delay >= 0, pause class 0..31.
   std::string validate() const;
-  /// True when some configured fault can affect something: a probability > 0,
+  /// True when some configured fault can affect something: a probability > 0 (fer included),
   /// a chosen frame, a burst with count > 0, a non-empty window (a ctl delay
   /// window needs delay > 0).
   bool any() const;
@@ -92,7 +97,7 @@ class FaultInjector {
   /// Fate of the next frame on the channel: call once per frame, in send order.
   /// `t_start` is when its first bit goes on the wire, `t_arrive` when it would
   /// arrive without faults. Checks, first match wins: link down > chosen index
-  /// or burst > random drop > bit errors (corrupt). Frames are never delayed.
+  /// or burst > random drop > frame / bit errors (corrupt). Frames are never delayed.
   Decision on_frame(core::Ps t_start, core::Ps t_arrive, const Frame& f);
   /// Fate of the next control word. Checks: link down > ctl window (drop, or a
   /// delay: the word goes on, and is lost if its delayed arrival falls in a down
@@ -124,6 +129,7 @@ class FaultInjector {
   FaultConfig cfg_;
   std::vector<uint64_t> drop_sorted_;
   double log1m_ber_ = 0;  ///< log(1 - ber)
+  double log1m_fer_ = 0;  ///< log(1 - fer)
   double ctl_ber_p_ = 0;  ///< 1-(1-ber)^64
   core::Rng frame_rng_, ctl_rng_;
   Stats stats_;

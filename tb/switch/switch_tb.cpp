@@ -44,6 +44,14 @@ void declare(core::Schema& s) {
   s.add_int("pfc_headroom_cells", 512, 1, 1 << 20, "PFC: headroom above XOFF per ingress port and lossless class, cells");
   s.add_int("pfc_resume_offset_cells", 24, 0, 1 << 20, "PFC: XON hysteresis below XOFF, cells");
   s.add_real("link_ns", 10.0, 0.0, 10000.0, "one-way host <-> switch link delay (2 m twinax ~ 10 ns)");
+  s.add_bool("llr", false,
+             "link layer retry on every host <-> switch link (an LLR model at each end, ACK/NACK on the reverse wire; "
+             "docs/switch.md \"LLR on links\")");
+  s.add_real("fer", 0.0, 0.0, 1.0,
+             "frame error rate on every host <-> switch wire, both directions (a frame fails its FCS); without llr a "
+             "failed frame is a lost packet");
+  s.add_int("llr_frames_max", 32, 1, 64, "LLR: replay buffer, frames unacknowledged at most (cfg_frames_max, 2^6-frame buffer)");
+  s.add_int("llr_replay_timer", 1000, 1, (1 << 20) - 1, "LLR: cycles without ACK progress before a replay (cfg_replay_timer)");
   s.add_int("warmup_cycles", -1, -1, 100000000,
             "traffic cycles before the measurement window opens (-1: auto, the time the incast queue takes to reach "
             "steady state, fan_in x per-ingress buffer / line rate x 1.25, at most half the traffic)");
@@ -93,6 +101,14 @@ struct ModeResult {
   core::Scoreboard::Counts sb;
   std::vector<std::string> sb_errors;
   bool drained = false;
+  // links (LLR and wire faults), over the window, all ports and both directions
+  uint64_t frames = 0, bad_frames = 0, dropped_frames = 0, replays = 0, nacks = 0, frames_replayed = 0, flushes = 0;
+  uint64_t wire_losses = 0;    // whole run
+  uint32_t buf_frames_max = 0, buf_bytes_max = 0;
+  double incast_link_gbps = 0;  // port 0 downlink goodput (to the incast host)
+  core::Samples e2e;            // incast, first bit on the sender's wire -> the port-0 host has it, ns
+  uint64_t replayed_pkts = 0;   // packets replayed at least once (whole run)
+  double replayed_p50 = 0;
 };
 
 class IncastRun {
@@ -179,6 +195,9 @@ class IncastRun {
     r_.drained = h.idle();
     r_.sb = h.scoreboard().finish();
     r_.sb_errors = h.scoreboard().errors();
+    r_.wire_losses = h.wire_losses();
+    r_.replayed_pkts = h.e2e_latency_replayed_ns().count();
+    r_.replayed_p50 = h.e2e_latency_replayed_ns().percentile(50);
     r_.lossless_drops = std::max<uint64_t>(r_.lossless_drops, h.sw().lossless_drops());
     r_.cycles = n_;
     r_.sim_time = h.sw().now();
@@ -247,6 +266,22 @@ class IncastRun {
     r_.hdrm_cells_max = agg(hc);
     r_.victim_offered_gbps = gbps(static_cast<double>(r_.victim_offered_pkts) * sc.packet_bytes);
     r_.victim_gbps = gbps(static_cast<double>(victim_bytes_));
+    r_.e2e = h.e2e_latency_ns(c);
+    for (unsigned port = 0; port < p.radix; ++port) {
+      const sw::PortLinkStats ls = h.link_stats(port);
+      for (const sw::LinkStats* d : {&ls.up, &ls.down}) {
+        r_.frames += d->frames;
+        r_.bad_frames += d->bad_frames;
+        r_.dropped_frames += d->dropped_frames;
+        r_.replays += d->replays;
+        r_.nacks += d->nacks;
+        r_.frames_replayed += d->frames_replayed;
+        r_.flushes += d->flushes;
+        r_.buf_frames_max = std::max(r_.buf_frames_max, d->buf_frames_max);
+        r_.buf_bytes_max = std::max(r_.buf_bytes_max, d->buf_bytes_max);
+      }
+    }
+    r_.incast_link_gbps = h.goodput_gbps(h.link_stats(0).down);
   }
 };
 
@@ -312,6 +347,21 @@ nlohmann::json mode_json(const ModeResult& m) {
                      {"duplicated", m.sb.duplicated}, {"corrupted", m.sb.corrupted}, {"reordered", m.sb.reordered},
                      {"unexpected", m.sb.unexpected}};
   j["drained"] = m.drained;
+  j["links"] = {{"frames", m.frames},
+                {"bad_frames", m.bad_frames},
+                {"dropped_frames", m.dropped_frames},
+                {"replays", m.replays},
+                {"nacks", m.nacks},
+                {"frames_replayed", m.frames_replayed},
+                {"flushes", m.flushes},
+                {"wire_losses", m.wire_losses},
+                {"replay_buffer_frames_max", m.buf_frames_max},
+                {"replay_buffer_bytes_max", m.buf_bytes_max},
+                {"incast_link_goodput_gbps", m.incast_link_gbps},
+                {"replayed_packets", m.replayed_pkts},
+                {"replayed_latency_p50_ns", m.replayed_p50}};
+  j["e2e_latency_ns"] = {{"p50", pct(m.e2e, 50)}, {"p99", pct(m.e2e, 99)}, {"p999", pct(m.e2e, 99.9)},
+                         {"max", m.e2e.empty() ? 0.0 : m.e2e.max()}, {"samples", m.e2e.count()}};
   return j;
 }
 
@@ -332,7 +382,14 @@ std::string scenario_line(const Scenario& sc) {
                               sc.victim_load)
                 : std::string("off"),
       static_cast<double>(p.buffer_bytes) / (1 << 20), p.flit_bytes, p.cbfc_buf_cells, p.pfc_xoff_cells,
-      p.pfc_headroom_cells, p.pfc_resume_offset_cells, p.pfc_quanta, p.num_classes);
+      p.pfc_headroom_cells, p.pfc_resume_offset_cells, p.pfc_quanta, p.num_classes) +
+         (sc.harness.llr || sc.harness.fer > 0
+              ? fmt::format("; host links: frame error rate {:g} each way, {}", sc.harness.fer,
+                            sc.harness.llr ? fmt::format("LLR on (replay buffer {} frames, replay timer {} cycles, "
+                                                         "clocked by the switch core clock)",
+                                                         sc.harness.llr_cfg.frames_max, sc.harness.llr_cfg.replay_timer)
+                                           : std::string("no LLR (a failed frame is lost)"))
+              : std::string());
 }
 
 std::string summary_table(const Scenario& sc, const std::vector<ModeResult>& ms) {
@@ -383,6 +440,18 @@ std::string summary_table(const Scenario& sc, const std::vector<ModeResult>& ms)
       return us(m.victim_lat.mean() - m.victim_zero_load_ns) + " / " +
              us(pct(m.victim_lat, 99) - m.victim_zero_load_ns);
     });
+  }
+  if (sc.harness.llr || sc.harness.fer > 0 || sc.harness.faults.any()) {
+    row("incast latency P50 / P99 / max (first bit on the sender's wire to the host)", [](const ModeResult& m) {
+      return fmt::format("{} / {} / {}", us(pct(m.e2e, 50)), us(pct(m.e2e, 99)), us(m.e2e.empty() ? 0.0 : m.e2e.max()));
+    });
+    row("links: frames / bad FCS / replays / NACKs / frames replayed", [](const ModeResult& m) {
+      return fmt::format("{} / {} / {} / {} / {}", m.frames, m.bad_frames, m.replays, m.nacks, m.frames_replayed);
+    });
+    row("LLR replay buffer max (frames / bytes)",
+        [](const ModeResult& m) { return fmt::format("{} / {}", m.buf_frames_max, m.buf_bytes_max); });
+    row("port 0 link goodput", [](const ModeResult& m) { return fmt::format("{:.1f} Gb/s", m.incast_link_gbps); });
+    row("packets lost on the wires", [](const ModeResult& m) { return fmt::format("{}", m.wire_losses); });
   }
   row("scoreboard delivered / lost / dup / reordered", [](const ModeResult& m) {
     return fmt::format("{} / {} / {} / {}", m.sb.matched, m.sb.lost, m.sb.duplicated, m.sb.reordered);
@@ -436,6 +505,10 @@ RunResult run(const RunConfig& cfg) {
                    {"pfc_headroom_cells", sc.params.pfc_headroom_cells},
                    {"pfc_resume_offset_cells", sc.params.pfc_resume_offset_cells},
                    {"link_ns", sc.harness.link_ns},
+                   {"llr", sc.harness.llr},
+                   {"fer", sc.harness.fer},
+                   {"llr_frames_max", sc.harness.llr_cfg.frames_max},
+                   {"llr_replay_timer", sc.harness.llr_cfg.replay_timer},
                    {"pause_propagation_hops", 1},
                    {"report", scenario_line(sc)}};
   for (auto& m : ms) j["modes"][sw::to_string(m.fc)] = mode_json(m);
@@ -469,6 +542,10 @@ RunResult run(const RunConfig& cfg) {
       for (auto& line : m.sb_errors) r.failures.push_back("  " + line);
     }
     if (m.lossless_drops) r.failures.push_back(fmt::format("{}: {} packets dropped on lossless classes", tag, m.lossless_drops));
+    if (m.wire_losses)
+      r.failures.push_back(fmt::format("{}: {} packets lost on the host links (fer={}, llr={}): corrupted frames "
+                                       "dropped by the receiving MAC",
+                                       tag, m.wire_losses, sc.harness.fer, sc.harness.llr ? "true" : "false"));
     if (!m.drained)
       r.failures.push_back(fmt::format("{}: traffic not delivered within {} drain cycles (raise drain_cycles)", tag, sc.drain_cycles));
     if (m.incast_pkts == 0) r.failures.push_back(fmt::format("{}: no incast packet left port 0 in the window", tag));
@@ -641,6 +718,11 @@ Scenario scenario_from_settings(const core::Settings& s, uint64_t seed, uint64_t
   sc.harness.link_ns = s.r("link_ns");
   sc.harness.seed = seed;
   sc.harness.scoreboard = true;
+  sc.harness.llr = s.b("llr");
+  sc.harness.fer = s.r("fer");
+  sc.harness.llr_cfg.frames_max = static_cast<uint32_t>(s.i("llr_frames_max"));
+  sc.harness.llr_cfg.replay_timer = static_cast<uint32_t>(s.i("llr_replay_timer"));
+  if (std::string err = sc.harness.validate(p); !err.empty()) throw core::UsageError("setting " + err);
   sc.traffic_cycles = cycles ? cycles : kCycles;
   if (s.i("warmup_cycles") < 0) {
     // steady state: every sender's ingress reservation (CBFC credits or PFC XOFF + headroom) is full and the

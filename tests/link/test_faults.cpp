@@ -1,6 +1,7 @@
 // Unit tests of lnk::FaultConfig, lnk::FaultInjector and lnk::Channel with faults attached.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -756,4 +757,36 @@ TEST(FaultsStats, ExactCountersInADeterministicScenario) {
   EXPECT_EQ(ch.frames_sent(), 8u);
   EXPECT_EQ(ch.ctl_sent(), 6u);
   EXPECT_EQ(inj.config().drop_frames, std::vector<uint64_t>{1});
+}
+
+// ---------------------------------------------------------------- frame error rate
+
+TEST(FaultsFer, EveryLengthFailsAtTheRateAndZeroChangesNothing) {
+  FaultConfig c;
+  c.fer = 1.5;
+  EXPECT_EQ(c.validate(), "faults fer=1.5 out of range (allowed 0..1)");
+  c.fer = 0.01;
+  EXPECT_TRUE(c.any());
+  // the rate does not depend on the length: 64 B and 4000 B frames fail alike (20,000 draws: 1 % +- 0.25 %)
+  for (uint32_t len : {64u, 4000u}) {
+    FaultInjector inj(c, 3, "fer");
+    const auto v = run_frames(inj, 20000, len);
+    const double rate = static_cast<double>(indices_of(v, Verdict::corrupt).size()) / 20000.0;
+    EXPECT_NEAR(rate, 0.01, 0.0025) << len;
+    EXPECT_TRUE(indices_of(v, Verdict::drop).empty());
+  }
+  // fer uses the bit-error draw: with fer = 0 every outcome is the one of before; raising fer only adds
+  // corrupted frames (monotone), and with ber too the corrupted set contains the ber-only one
+  FaultConfig base = noisy(), more = noisy();
+  more.fer = 0.02;
+  FaultInjector a(base, 9, "s"), b(more, 9, "s");
+  const auto va = run_frames(a, 5000), vb = run_frames(b, 5000);
+  EXPECT_EQ(indices_of(va, Verdict::drop), indices_of(vb, Verdict::drop));
+  const auto ca = indices_of(va, Verdict::corrupt), cb = indices_of(vb, Verdict::corrupt);
+  for (uint64_t i : ca) EXPECT_TRUE(std::find(cb.begin(), cb.end(), i) != cb.end()) << i;
+  EXPECT_GT(cb.size(), ca.size() + 50);
+  FaultConfig all;
+  all.fer = 1;
+  FaultInjector d(all, 1, "one");
+  EXPECT_EQ(indices_of(run_frames(d, 10, 0), Verdict::corrupt).size(), 10u);  // even a 0-byte frame
 }

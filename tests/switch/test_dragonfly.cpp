@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "switch/dragonfly.hpp"
 
@@ -399,6 +400,104 @@ TEST(DragonflyPar, AdversarialShiftAcceptsMoreThanMinimal) {
   EXPECT_EQ(hc.bad_order, 0u);
   EXPECT_LE(hc.local_vc_max, 5u);
   EXPECT_LE(hc.global_vc_max, 1u);
+}
+
+// PAR's congestion estimate (par_signal): names, default, validation.
+TEST(DragonflyPar, SignalParsesAndValidates) {
+  EXPECT_STREQ(sw::to_string(sw::DfParSignal::queue), "queue");
+  EXPECT_STREQ(sw::to_string(sw::DfParSignal::credits), "credits");
+  sw::DfParSignal s = sw::DfParSignal::queue;
+  EXPECT_TRUE(sw::parse_par_signal("credits", &s));
+  EXPECT_EQ(s, sw::DfParSignal::credits);
+  EXPECT_TRUE(sw::parse_par_signal("queue", &s));
+  EXPECT_EQ(s, sw::DfParSignal::queue);
+  EXPECT_FALSE(sw::parse_par_signal("occupancy", &s));
+  EXPECT_FALSE(sw::parse_par_signal("", &s));
+  EXPECT_STREQ(sw::par_signal_choices(), "queue, credits");
+  EXPECT_EQ(DragonflyParams().par_signal, sw::DfParSignal::queue);  // the Dragonfly's default
+  DragonflyParams d = small(DfRouting::par, 0.1);
+  d.par_signal = sw::DfParSignal::credits;
+  d.par_threshold = 750;
+  EXPECT_EQ(d.validate(), "");
+  d.par_signal = static_cast<sw::DfParSignal>(7);
+  EXPECT_EQ(d.validate(), "par_signal=7 not allowed (allowed queue, credits)");
+}
+
+// The credits signal (egress queue + credits in use, UGAL-L's measure) keeps every
+// guarantee: exactly once, no drops, drains, accepted = offered at 0.3 uniform; under
+// shift traffic it reaches the 6-hop bound; every hop within the 6/2 VC budget, climbing the ladder.
+TEST(DragonflyPar, CreditsSignalDeliversEverythingOnceWithinHopAndVcBudget) {
+  for (unsigned thr : {0u, 750u}) {
+    par::HopCheck hc;
+    DragonflyParams d = small(DfRouting::par, 0.3);
+    d.par_signal = sw::DfParSignal::credits;
+    d.par_threshold = thr;
+    const par::Run r = par::run(d, 3000, 15000, &hc);
+    EXPECT_TRUE(r.drained) << thr;
+    EXPECT_TRUE(r.clean) << thr;
+    EXPECT_EQ(r.s.drops, 0u) << thr;
+    EXPECT_NEAR(r.s.accepted_rate, r.s.offered_rate, 0.02 * r.s.offered_rate) << thr;
+    EXPECT_LE(r.s.hops_max, 6u);
+    EXPECT_GT(hc.hops, 0u);
+    EXPECT_EQ(hc.bad_budget, 0u);
+    EXPECT_EQ(hc.bad_order, 0u);
+    EXPECT_LE(hc.local_vc_max, 5u);
+    EXPECT_LE(hc.global_vc_max, 1u);
+    std::printf("par credits threshold %u, 0.3: accepted %.4f lat mean %.1f hops %u..%u nonmin %.3f\n", thr,
+                r.s.accepted_rate, r.s.lat_mean, r.s.hops_min, r.s.hops_max, r.s.nonminimal_share);
+  }
+  par::HopCheck hc;
+  DragonflyParams d = small(DfRouting::par, 0.4);
+  d.traffic = sw::DfTraffic::shift;
+  d.par_signal = sw::DfParSignal::credits;
+  const par::Run r = par::run(d, 3000, 10000, &hc);
+  EXPECT_TRUE(r.drained && r.clean);
+  EXPECT_EQ(r.s.drops, 0u);
+  EXPECT_GT(r.s.accepted_rate, 0.3);  // minimal: <= 0.125
+  EXPECT_GT(r.s.nonminimal_share, 0.5);
+  EXPECT_EQ(r.s.hops_max, 6u);
+  EXPECT_EQ(hc.bad_budget, 0u);
+  EXPECT_EQ(hc.bad_order, 0u);
+  EXPECT_LE(hc.local_vc_max, 5u);
+  EXPECT_LE(hc.global_vc_max, 1u);
+  std::printf("par credits shift 0.4: accepted %.4f lat mean %.1f nonmin %.3f\n", r.s.accepted_rate, r.s.lat_mean,
+              r.s.nonminimal_share);
+}
+
+// What the two signals see differently: one endpoint streaming at link rate into a
+// remote group on an otherwise idle fabric builds no queue on the cut-through routers,
+// so `queue` keeps every packet minimal; its credits in use (the flits and credits in
+// flight on the 500-cycle global channel) reach the threshold, so `credits` diverts
+// part of the stream (the ordering paper's "buffer levels ... reaching the threshold").
+// The first packet sees an idle fabric and goes minimal with either signal.
+TEST(DragonflyPar, OneSourceAtLinkRateDivertsOnlyWithCredits) {
+  auto stream = [](sw::DfParSignal sig, unsigned thr) {
+    DragonflyParams d = small(DfRouting::par, 0.0);
+    d.par_signal = sig;
+    d.par_threshold = thr;
+    Dragonfly df(d);
+    df.keep_log(true);
+    const unsigned dst0 = 4 * d.a * d.p;  // group 4
+    for (unsigned i = 0; i < 300; ++i) df.offer(0, dst0 + i % (d.a * d.p), 16);
+    EXPECT_TRUE(df.drain(100000));
+    EXPECT_TRUE(df.scoreboard().finish().clean());
+    unsigned nm = 0;
+    for (const auto& x : df.log()) nm += x.nonminimal;
+    EXPECT_EQ(df.log().size(), 300u);
+    return std::make_pair(static_cast<double>(nm) / 300.0, df.log().empty() ? true : !df.log()[0].nonminimal);
+  };
+  const auto q = stream(sw::DfParSignal::queue, 0);
+  const auto c = stream(sw::DfParSignal::credits, 0);
+  const auto c750 = stream(sw::DfParSignal::credits, 750);
+  const auto c5000 = stream(sw::DfParSignal::credits, 5000);  // above credits in use x hops of any first output here
+  EXPECT_EQ(q.first, 0.0);
+  EXPECT_GT(c.first, 0.5);
+  EXPECT_GT(c750.first, 0.1);
+  EXPECT_LT(c750.first, c.first);
+  EXPECT_EQ(c5000.first, 0.0);
+  EXPECT_TRUE(q.second && c.second && c750.second && c5000.second);
+  std::printf("one source at link rate, non-minimal: queue %.3f, credits %.3f, credits+750 %.3f, credits+5000 %.3f\n",
+              q.first, c.first, c750.first, c5000.first);
 }
 
 // The hop-count VCs of the other routings: the VC of hop k is k (1-based).
