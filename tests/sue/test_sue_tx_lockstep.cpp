@@ -6,6 +6,7 @@
 // resets), with its independent frame checks (every frame decodes with
 // sue::decode to the commands sent); the worked example of docs/sue.md byte
 // for byte and cycle for cycle; and the mutant RTL (SUE_MUTANT) caught.
+// SUE_TX_TRACE=1 prints one line per cycle (inputs, RTL/model queues, credits, PSNs) for debugging.
 #include <gtest/gtest.h>
 
 #include <cstdio>
