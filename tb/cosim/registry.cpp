@@ -9,6 +9,7 @@
 #include "ordering/ordering_tb.hpp"
 #ifdef COSIM_WITH_SUE
 #include "sue/sue_tb.hpp"
+#include "system/system_tb.hpp"
 #endif
 
 namespace tb {
@@ -24,6 +25,7 @@ const std::vector<Testbench>& testbenches() {
       dragonfly_tb::testbench(),
 #ifdef COSIM_WITH_SUE
       sue_tb::system_testbench(),
+      system_tb::system_testbench(),
 #endif
   };
   return all;

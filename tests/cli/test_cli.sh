@@ -50,6 +50,19 @@ expect_usage "switch fan_in too big for radix" "'fan_in'=40 needs fan_in\+2=42 p
 expect_usage "switch bad fc" "'fc'.*'xon' is not a choice.*allowed: cbfc\|pfc" -- run switch_incast --set fc=xon
 expect_usage "switch victim class" "'victim_class'=3 is not a class of classes=2 .allowed: 0\.\.1" -- \
   run switch_incast --set victim_class=3
+expect_usage "switch bad fer" "'fer'.*'2' is out of range .allowed: 0\.\.1" -- run switch_incast --set llr=true --set fer=2
+# LLR on the switch's host links (docs/switch.md "LLR on links"): FER 1 % on every wire, lossless with LLR
+# (replays counted in the JSON), packets lost without it (exit 1, the losses named)
+"$COSIM" run switch_incast --cycles 5000 --set compare=false --set llr=true --set fer=0.01 --json llr_on.json >llr_on.txt
+rc=$?
+[ $rc -eq 0 ] && grep -q "RESULT: PASS" llr_on.txt && python3 -c "
+import json; m=json.load(open('llr_on.json'))['modes']['cbfc']
+assert m['links']['replays'] > 0 and m['links']['wire_losses'] == 0 and m['scoreboard']['lost'] == 0, m['links']" \
+  && ok || bad "switch_incast llr=true fer=0.01: exit $rc: $(tail -3 llr_on.txt)"
+"$COSIM" run switch_incast --cycles 5000 --set compare=false --set fer=0.01 >llr_off.txt
+rc=$?
+[ $rc -eq 1 ] && grep -Eq "CBFC: [0-9]+ packets lost on the host links \(fer=0.01, llr=false\)" llr_off.txt \
+  && ok || bad "switch_incast fer=0.01 without llr: exit $rc, want 1: $(tail -2 llr_off.txt)"
 # sue_system (built with the SUE RTL): bad settings are one line, exit 2, nothing simulated
 if "$COSIM" list | grep -q "^ sue_system"; then
   expect_usage "sue bad sue_config" "'sue_config'.*'s3' is not a choice .allowed: s1\|s2\|s4\|lite" -- \
@@ -75,11 +88,36 @@ if "$COSIM" list | grep -q "^ sue_system"; then
   cmp -s sue_a.json sue_b.json && cmp -s sue_a.txt sue_b.txt && ok || bad "sue_system: same seed, different run"
   python3 -c "import json; j=json.load(open('sue_a.json')); assert j['pass'] and j['scoreboard']['lost']==0 and j['scoreboard']['matched']>0" \
     && ok || bad "sue_system json content"
+  "$COSIM" bench sue --cycles 4000 >sue_bench.txt && tail -1 sue_bench.txt | grep -Eq "^systemc_overhead [0-9]+\.[0-9]+$" \
+    && ok || bad "bench sue: $(tail -2 sue_bench.txt)"
+fi
+
+# system (N XPUs x M SUE instances over switch planes or a mesh; docs/system.md): bad settings are one line, exit 2
+if "$COSIM" list | grep -q "^ system "; then
+  expect_usage "system mesh needs instances" "'instances'=1 with topology=mesh.*allowed: instances=7 for xpus=8" -- \
+    run system --set topology=mesh
+  expect_usage "system radix" "'xpus'=300 needs switches of 300 ports.*allowed: xpus 2\.\.256" -- run system --set xpus=300
+  expect_usage "system bad pattern" "'pattern'.*'ring' is not a choice .allowed: uniform\|permutation\|incast\|alltoall\|allreduce" -- \
+    run system --set pattern=ring
+  expect_usage "system rtl names no XPU" "'rtl'=x9.tx names XPU 9 but xpus=8 .allowed: x0\.\.x7" -- run system --set rtl=x9.tx
+  expect_usage "system bad rtl form" "'rtl'.*'x0.dma' is not of an allowed form" -- run system --set rtl=x0.dma
+  expect_usage "system peers with rtl" "'peers'=8 with RTL blocks.*allowed: 0 or 4" -- run system --set rtl=x0.tx --set peers=8
+  expect_usage "system alltoall too many peers" "'pattern'=alltoall with xpus=40 needs 39 peers" -- \
+    run system --set pattern=alltoall --set xpus=40 --set peers=16
+  expect_usage "system qdepth not a power of 2" "'qdepth'=48 is not a power of 2" -- run system --set qdepth=48
+  expect_usage "system bench 1024 XPUs" "'xpus'=1024 needs switches of 1024 ports" -- bench system --set xpus=1024
+  "$COSIM" run system --seed 3 --cycles 2000 --set xpus=4 --json sys_a.json >sys_a.txt
+  rc=$?
+  [ $rc -eq 0 ] && grep -q "RESULT: PASS" sys_a.txt && ok || bad "system run exit $rc: $(tail -3 sys_a.txt)"
+  python3 -c "import json; j=json.load(open('sys_a.json')); assert j['pass'] and j['scoreboard']['lost']==0 and j['scoreboard']['matched']>0 and j['drops']['lossless']==0" \
+    && ok || bad "system json content"
 fi
 
 expect_usage "unknown bench" "unknown benchmark 'warp'.*allowed: cbfc" -- bench warp
 expect_usage "dragonfly bad routing" "'routing'.*'ugal-g' is not a choice.*allowed: minimal\|valiant\|ugal\|par" -- \
   run dragonfly --set routing=ugal-g
+expect_usage "dragonfly bad PAR signal" "'par_signal'.*'depth' is not a choice.*allowed: queue\|credits" -- \
+  run dragonfly --set par_signal=depth
 expect_usage "dragonfly bench bad routing" "'routing'.*'nope' is not a choice" -- bench dragonfly --set routing=nope
 expect_usage "dragonfly bad topology" "setting g=20 not allowed with a\*h=32 global links per group" -- \
   run dragonfly --set g=20
@@ -228,6 +266,10 @@ expect_usage "reproduce unknown paper" "unknown reproduction 'paper' .allowed: o
 expect_usage "reproduce bad routing" "--routing 'adaptive' is not a routing .allowed: minimal\|valiant\|ugal-l" -- \
   reproduce ordering --routing adaptive
 expect_usage "reproduce bad seed" "--seed 'x' is not a number" -- reproduce ordering --seed x
+expect_usage "reproduce bad PAR signal" "--par-signal 'depth' is not a signal .allowed: queue\|credits" -- \
+  reproduce ordering --par-signal depth
+expect_usage "reproduce bad PAR threshold" "--par-threshold '-5' is not a number of flits .allowed: 0..1000000" -- \
+  reproduce ordering --par-threshold -5
 expect_usage "reproduce unknown option" "unexpected argument '--frob' for 'cosim reproduce'.*--exp, --quick, --out" -- \
   reproduce ordering --frob
 expect_usage "reproduce what missing" "reproduction is required" -- reproduce

@@ -1,0 +1,1149 @@
+#include "system/system_env.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "core/settings.hpp"
+#include "sue/crc.hpp"
+
+namespace tb::system_tb {
+
+namespace {
+
+constexpr unsigned kPreambleBytes = 8;   // preamble + SFD before the first frame byte
+constexpr unsigned kWireOverhead = 20;   // preamble + SFD + IFG, charged per frame
+constexpr uint32_t kFakeIdTop = sue::kMaxXpuId;
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// 64-bit digest of a command (control + data), 8 bytes at a time.
+uint64_t digest_of(const uint8_t* ctrl, const uint8_t* data, size_t dlen, uint64_t seed) {
+  uint64_t h = core::mix64(seed ^ (0x5157ull << 32) ^ dlen);
+  auto word = [](const uint8_t* p, size_t n) {
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; ++i) w |= static_cast<uint64_t>(p[i]) << (8 * i);
+    return w;
+  };
+  h = core::mix64(h ^ word(ctrl, 8));
+  h = core::mix64(h ^ word(ctrl + 8, 8));
+  h = core::mix64(h ^ word(ctrl + 16, 2));
+  size_t i = 0;
+  for (; i + 8 <= dlen; i += 8) h = core::mix64(h ^ word(data + i, 8));
+  if (i < dlen) h = core::mix64(h ^ word(data + i, dlen - i) ^ 0xa5);
+  return h;
+}
+
+uint32_t be16(const uint8_t* p) { return static_cast<uint32_t>(p[0]) << 8 | p[1]; }
+
+}  // namespace
+
+bool SysConfig::any_rtl() const {
+  for (Kind k : tx_kind)
+    if (k != Kind::model) return true;
+  for (Kind k : rx_kind)
+    if (k != Kind::model) return true;
+  return false;
+}
+
+// ------------------------------------------------------------------ peering
+
+unsigned Peering::partner(unsigned n_even, unsigned a, unsigned r) {
+  const unsigned h = n_even - 1;  // odd
+  if (a == h) return r;
+  if (a == r) return h;
+  return (2 * r + h - a) % h;
+}
+
+std::vector<std::pair<unsigned, unsigned>> demand_pairs(const SysConfig& c, bool& complete, std::vector<uint32_t>* perm) {
+  std::vector<std::pair<unsigned, unsigned>> d;
+  const unsigned N = c.xpus;
+  complete = false;
+  switch (c.pattern) {
+    case Pattern::uniform:
+    case Pattern::alltoall:
+      complete = true;
+      break;
+    case Pattern::permutation: {
+      // A random derangement (no XPU sends to itself), from the run seed.
+      core::Rng r(c.seed, "system.permutation");
+      std::vector<uint32_t> p(N);
+      for (unsigned i = 0; i < N; ++i) p[i] = i;
+      for (;;) {
+        for (unsigned i = N - 1; i > 0; --i) std::swap(p[i], p[r.uniform(0, i)]);
+        bool ok = true;
+        for (unsigned i = 0; i < N; ++i) ok &= p[i] != i;
+        if (ok) break;
+      }
+      for (unsigned i = 0; i < N; ++i) d.push_back({std::min(i, p[i]), std::max(i, p[i])});
+      if (perm) *perm = p;
+      break;
+    }
+    case Pattern::incast: {
+      const unsigned f = c.fan_in ? c.fan_in : N - 1;
+      for (unsigned s = 1; s <= f; ++s) d.push_back({0, s});
+      break;
+    }
+    case Pattern::allreduce:
+      for (unsigned i = 0; i < N; ++i) {
+        const unsigned j = (i + 1) % N;
+        d.push_back({std::min(i, j), std::max(i, j)});
+      }
+      break;
+  }
+  std::sort(d.begin(), d.end());
+  d.erase(std::unique(d.begin(), d.end()), d.end());
+  return d;
+}
+
+Peering::Peering(const SysConfig& c, const std::vector<std::pair<unsigned, unsigned>>& demand, bool complete)
+    : N_(c.xpus), M_(c.instances), K_(c.tp.num_peers) {
+  table_.assign(static_cast<size_t>(N_) * M_ * K_, -1);
+  auto at = [&](unsigned a, unsigned m, unsigned i) -> int32_t& { return table_[(static_cast<size_t>(a) * M_ + m) * K_ + i]; };
+  const unsigned Ne = N_ + (N_ & 1u);  // XPUs plus a dummy when odd
+  if (c.topology == Topology::mesh) {
+    // One instance per matching: instance m of a is cabled to its partner in matching m.
+    mode_ = "mesh: one instance per round-robin matching";
+    for (unsigned a = 0; a < N_; ++a)
+      for (unsigned r = 0; r < Ne - 1 && r < M_; ++r) {
+        const unsigned b = partner(Ne, a, r);
+        if (b < N_) at(a, r, 0) = static_cast<int32_t>(b);
+      }
+  } else if (N_ - 1 <= K_) {
+    mode_ = "full: every instance holds every other XPU";
+    for (unsigned a = 0; a < N_; ++a)
+      for (unsigned m = 0; m < M_; ++m)
+        for (unsigned i = 0; i + 1 < N_; ++i) at(a, m, i) = static_cast<int32_t>(i < a ? i : i + 1);
+  } else if (complete) {
+    mode_ = "1-factorization: matching r on instance r mod M, peer slot r / M";
+    for (unsigned a = 0; a < N_; ++a)
+      for (unsigned r = 0; r < Ne - 1; ++r) {
+        const unsigned b = partner(Ne, a, r), m = r % M_, i = r / M_;
+        if (b >= N_) continue;
+        if (i < K_)
+          at(a, m, i) = static_cast<int32_t>(b);
+        else if (a < b)
+          ++missing_;
+      }
+    if (c.pattern == Pattern::alltoall && missing_)
+      throw core::UsageError(fmt::format(
+          "setting 'pattern'=alltoall with xpus={} needs {} peers per XPU but instances={} x NumPeers={} hold {} "
+          "(allowed: instances >= {}, or xpus <= {})",
+          N_, N_ - 1, M_, K_, M_ * K_, (Ne - 1 + K_ - 1) / K_, M_ * K_ + 1));
+  } else {
+    mode_ = "greedy: each pair of the pattern on the first instance with a free peer slot at both ends";
+    std::vector<unsigned> used(static_cast<size_t>(N_) * M_, 0);
+    for (size_t k = 0; k < demand.size(); ++k) {
+      const unsigned a = demand[k].first, b = demand[k].second;
+      bool placed = false;
+      for (unsigned j = 0; j < M_ && !placed; ++j) {
+        const unsigned m = static_cast<unsigned>((k + j) % M_);
+        unsigned& ua = used[a * M_ + m];
+        unsigned& ub = used[b * M_ + m];
+        if (ua < K_ && ub < K_) {
+          at(a, m, ua++) = static_cast<int32_t>(b);
+          at(b, m, ub++) = static_cast<int32_t>(a);
+          placed = true;
+        }
+      }
+      if (!placed) {
+        unsigned deg = 0;
+        for (auto& p : demand) deg += p.first == a || p.second == a;
+        static const char* const names[] = {"uniform", "permutation", "incast", "alltoall", "allreduce"};
+        throw core::UsageError(fmt::format(
+            "setting 'pattern'={}: XPU {} talks to {} XPUs but instances={} x NumPeers={} give it {} peer slots "
+            "(allowed: instances >= {})",
+            names[static_cast<unsigned>(c.pattern)], a, deg, M_, K_, M_ * K_, (deg + K_ - 1) / K_));
+      }
+    }
+  }
+  // Unused slots: distinct ids that are neither the own id nor a used peer (the RTL asserts it).
+  ids_.assign(table_.size(), 0);
+  rev_.assign(N_, {});
+  reach_.assign(N_, {});
+  for (unsigned a = 0; a < N_; ++a) {
+    for (unsigned m = 0; m < M_; ++m) {
+      std::vector<uint32_t> taken = {a};
+      for (unsigned i = 0; i < K_; ++i)
+        if (at(a, m, i) >= 0) taken.push_back(static_cast<uint32_t>(at(a, m, i)));
+      uint32_t fake = kFakeIdTop;
+      for (unsigned i = 0; i < K_; ++i) {
+        const size_t x = (static_cast<size_t>(a) * M_ + m) * K_ + i;
+        if (table_[x] >= 0) {
+          ids_[x] = static_cast<uint32_t>(table_[x]);
+          rev_[a].push_back({ids_[x], {static_cast<uint16_t>(m), static_cast<uint16_t>(i)}});
+          continue;
+        }
+        while (std::find(taken.begin(), taken.end(), fake) != taken.end()) --fake;
+        ids_[x] = fake;
+        taken.push_back(fake);
+      }
+    }
+    std::sort(rev_[a].begin(), rev_[a].end(), [](const Rev& x, const Rev& y) {
+      return x.b != y.b ? x.b < y.b : x.p.m < y.p.m;
+    });
+    for (size_t k = 0; k < rev_[a].size(); ++k)
+      if (k == 0 || rev_[a][k].b != rev_[a][k - 1].b) reach_[a].push_back(rev_[a][k].b);
+    max_deg_ = std::max(max_deg_, static_cast<unsigned>(reach_[a].size()));
+  }
+}
+
+std::pair<const Peering::Rev*, const Peering::Rev*> Peering::places(unsigned a, unsigned b) const {
+  const auto& v = rev_[a];
+  auto lo = std::lower_bound(v.begin(), v.end(), b, [](const Rev& x, uint32_t key) { return x.b < key; });
+  auto hi = lo;
+  while (hi != v.end() && hi->b == b) ++hi;
+  if (lo == hi) return {nullptr, nullptr};
+  return {&*lo, &*lo + (hi - lo)};
+}
+
+// ------------------------------------------------------------------ structures
+
+struct System::Cmd {
+  uint32_t dst = 0;
+  uint32_t aux = 0;  // READ_REQ: requested length; allreduce WRITE: step
+  uint64_t id = 0;
+  uint16_t dlen = 0;
+  uint16_t q = 0;
+  uint8_t vc = 0;
+  uint8_t op = 0;
+};
+
+struct System::Frame {
+  sue::Bytes bytes;
+  uint32_t src = 0, dst = 0;
+  uint8_t vc = 0;
+  bool live = false;
+};
+
+struct System::Port {
+  // MAC transmit
+  double bucket = 0;
+  bool ready = false;
+  bool in_frame = false;
+  uint32_t cur = 0;
+  core::Ps t_sof = 0, wire_free = 0;
+  // CBFC sender toward the next hop (switch ingress or the peer NIC)
+  std::unique_ptr<cbfc::TxModel> gate;
+  cbfc::TxIn gin;
+  uint32_t elig = 0;                     // classes that may start a frame (see credit_ok below)
+  std::array<uint32_t, kClasses> avail{};  // the gate's avail_o
+  uint8_t cur_cls = 0;                    // class of the frame in progress (sof transferred, eof not yet)
+  bool consume = false;
+  uint8_t consume_cls = 0;
+  uint32_t consume_len = 0;
+  struct Cu {
+    core::Ps t;
+    uint8_t cls;
+    uint32_t limit;
+  };
+  std::deque<Cu> cu;
+  // wiring
+  int plane = -1;        // planes: switch index
+  Port* peer = nullptr;  // mesh: the NIC port at the other end of the cable
+  unsigned xpu = 0;
+  // receive
+  struct In {
+    uint32_t f;
+    core::Ps t_first, t_last;
+  };
+  std::deque<In> in;
+  unsigned next = 0;
+  std::array<uint32_t, kClasses> rx_limit{}, rx_occ{};
+  uint64_t wire_bytes = 0, frames = 0, win_bytes0 = 0, win_bytes1 = 0;
+};
+
+struct System::Nic {
+  unsigned xpu = 0, inst = 0;
+  std::unique_ptr<TxBlock> txb;
+  std::unique_ptr<RxBlock> rxb;
+  std::unique_ptr<sue::TxModel> txm;
+  std::unique_ptr<sue::RxModel> rxm;
+  LockTx* ltx = nullptr;
+  LockRx* lrx = nullptr;
+  sue::TxOut to_copy;
+  sue::RxOut ro_copy;
+  const sue::TxOut* to = nullptr;
+  const sue::RxOut* ro = nullptr;
+  sue::TxIn ti;
+  sue::RxIn ri;
+  std::vector<Port> ports;
+  // XPU transmit interface
+  std::deque<Cmd> req, resp;
+  bool busy = false;
+  Cmd cur;
+  unsigned beat = 0, nbeats = 0;
+  uint64_t t_done = 0;
+  std::array<uint8_t, kCtrlBytes> ctrl{};
+  std::vector<uint8_t> data;
+  uint64_t digest = 0;
+  std::vector<uint32_t> qcred;
+  // XPU receive interface
+  struct Asm {
+    bool act = false;
+    std::array<uint8_t, kCtrlBytes> ctrl{};
+    uint32_t vc = 0, xpuid = 0, dlen = 0, beats = 0, got = 0;
+    std::vector<uint8_t> data;
+  } as;
+  std::array<std::deque<uint64_t>, 4> ret;
+};
+
+struct System::Xpu {
+  double tokens = 0;
+  std::vector<uint64_t> next_id;  // per (dst, vc)
+  unsigned a2a = 0;               // alltoall: offset of the next destination
+  uint64_t spray = 0;             // unordered: round robin over the instances of a pair
+  // allreduce
+  unsigned ar_step = 0;
+  uint32_t ar_sent = 0;
+  std::vector<uint32_t> ar_recv;
+  bool ar_done = false;
+};
+
+// ------------------------------------------------------------------ construction
+
+System::System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx)
+    : cfg_(cfg), sb_("XPU to XPU", cfg.strict), rng_(cfg.seed, "system.traffic") {
+  bool complete = false;
+  const auto demand = demand_pairs(cfg_, complete, &perm_);
+  peering_ = std::make_unique<Peering>(cfg_, demand, complete);
+  const unsigned N = cfg_.xpus;
+  cable_ = core::ns(cfg_.cable_ns);
+  nic_tx_ = core::ns(cfg_.nic_tx_ns);
+  nic_rx_ = core::ns(cfg_.nic_rx_ns);
+  bytes_per_cycle_ = cfg_.port_gbps / 8.0 * core::to_ns(cfg_.clock_ps);
+  tokens_per_cycle_ = cfg_.load * bytes_per_cycle_ * cfg_.instances * cfg_.ports();
+  mtu_bytes_ = static_cast<uint32_t>(cfg_.tp.lite() ? 6 + cfg_.tp.max_pack + 4 : 14 + 8 + cfg_.tp.max_pack + 4 + 4);
+  mtu_bytes_ = std::max<uint32_t>(mtu_bytes_, 64);
+  gate_params_.num_classes = kClasses;
+  gate_params_.cnt_width = 16;
+  gate_params_.len_width = 16;
+  gate_params_.credit_unit_log2 = 7;  // 128-byte cells, the switch's flit
+  gate_params_.timer_width = 16;
+  const uint32_t init = cfg_.topology == Topology::planes ? cfg_.swp.cbfc_buf_cells : cfg_.nic_buf_cells;
+  for (unsigned c = 0; c < kClasses; ++c) gate_cfg_.init_credits[c] = init;
+  gate_cfg_.mtu = mtu_bytes_;
+  mtu_cells_ = gate_params_.credits(mtu_bytes_);
+
+  if (cfg_.topology == Topology::planes) {
+    for (unsigned pl = 0; pl < cfg_.planes(); ++pl) {
+      sw::Params p = cfg_.swp;
+      p.seed = core::mix64(cfg_.seed + pl);
+      sw_.push_back(std::make_unique<sw::Switch>(p));
+      for (unsigned a = 0; a < N; ++a) sw_.back()->set_route(a, a);
+    }
+  }
+  xpus_.resize(N);
+  xs_.resize(N);
+  for (unsigned a = 0; a < N; ++a) {
+    xpus_[a].next_id.assign(static_cast<size_t>(N) * 2, 1);
+    if (cfg_.pattern == Pattern::allreduce) xpus_[a].ar_recv.assign(2 * (N - 1) + 1, 0);
+  }
+  fig_.win_start = cfg_.warmup_cycles;
+  fig_.ar_steps = cfg_.pattern == Pattern::allreduce ? 2 * (N - 1) : 0;
+  fig_.nic_credit_stall.assign(kClasses, 0);
+  fig_.plane_bytes_win.assign(cfg_.planes(), 0);
+  build_nics(tx, rx);
+}
+
+System::~System() = default;
+
+void System::build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<std::unique_ptr<RxBlock>>& rx) {
+  const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports(), K = cfg_.tp.num_peers;
+  nics_.resize(static_cast<size_t>(N) * M);
+  for (unsigned a = 0; a < N; ++a)
+    for (unsigned m = 0; m < M; ++m) {
+      const size_t idx = static_cast<size_t>(a) * M + m;
+      nics_[idx] = std::make_unique<Nic>();
+      Nic& n = *nics_[idx];
+      n.xpu = a;
+      n.inst = m;
+      sue::TxCfg t;
+      t.own_xpuid = a;
+      for (unsigned i = 0; i < K; ++i) t.peer_xpuid[i] = peering_->peer_id(a, m, i);
+      t.strict = cfg_.strict;
+      t.partition = cfg_.partition;
+      t.hop_count = 0;
+      t.vc_weight = cfg_.vc_weight;
+      t.rto = cfg_.rto;
+      t.ack_delay = cfg_.ack_delay;
+      t.fo_retry = cfg_.fo_retry;
+      sue::RxCfg r;
+      r.own_xpuid = a;
+      r.peer_xpuid = t.peer_xpuid;
+      r.strict = cfg_.strict;
+      r.partition = cfg_.partition;
+      r.rx_credits = {cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits};
+      n.ti.cfg = t;
+      n.ri.cfg = r;
+      const uint32_t up = (1u << P) - 1;
+      n.ti.port_up = up;
+      n.ri.port_up = up;
+      if (idx < tx.size() && tx[idx]) {
+        n.txb = std::move(tx[idx]);
+        n.ltx = dynamic_cast<LockTx*>(n.txb.get());
+        n.to_copy = n.txb->outputs();
+        n.to = &n.to_copy;
+      } else {
+        n.txm = std::make_unique<sue::TxModel>(cfg_.tp);
+        n.to = &n.txm->outputs();
+      }
+      if (idx < rx.size() && rx[idx]) {
+        n.rxb = std::move(rx[idx]);
+        n.lrx = dynamic_cast<LockRx*>(n.rxb.get());
+        n.ro_copy = n.rxb->outputs();
+        n.ro = &n.ro_copy;
+      } else {
+        n.rxm = std::make_unique<sue::RxModel>(cfg_.rp);
+        n.ro = &n.rxm->outputs();
+      }
+      n.qcred.assign(cfg_.tp.nq(), cfg_.tp.qdepth);
+      n.data.assign(cfg_.tp.max_data + 64, 0);
+      n.ports.resize(P);
+      for (unsigned p = 0; p < P; ++p) {
+        Port& pt = n.ports[p];
+        pt.xpu = a;
+        pt.gate = std::make_unique<cbfc::TxModel>(gate_params_);
+        pt.gin.cfg = gate_cfg_;
+        pt.gin.rst_n = false;
+        pt.gate->tick(pt.gin);
+        pt.gin.rst_n = true;
+        pt.elig = pt.gate->outputs().elig;
+      for (unsigned c = 0; c < kClasses; ++c) pt.avail[c] = pt.gate->outputs().avail[c];
+        if (cfg_.topology == Topology::planes) pt.plane = static_cast<int>(m * P + p);
+        pt.rx_limit.fill(cfg_.nic_buf_cells);
+      }
+    }
+  if (cfg_.topology == Topology::mesh)
+    for (unsigned a = 0; a < N; ++a)
+      for (unsigned m = 0; m < M; ++m) {
+        const int b = peering_->peer(a, m, 0);
+        if (b < 0) continue;
+        for (unsigned p = 0; p < P; ++p)
+          nics_[static_cast<size_t>(a) * M + m]->ports[p].peer = &nics_[static_cast<size_t>(b) * M + m]->ports[p];
+      }
+}
+
+uint32_t System::alloc_frame() {
+  uint32_t f;
+  if (!free_frames_.empty()) {
+    f = free_frames_.back();
+    free_frames_.pop_back();
+  } else {
+    f = static_cast<uint32_t>(frames_.size());
+    frames_.emplace_back();
+  }
+  frames_[f].live = true;
+  frames_[f].bytes.clear();
+  ++live_frames_;
+  return f;
+}
+
+void System::release_frame(uint32_t f) {
+  if (!frames_[f].live) return;
+  frames_[f].live = false;
+  free_frames_.push_back(f);
+  --live_frames_;
+}
+
+// ------------------------------------------------------------------ XPUs: traffic
+
+void System::queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux, bool response) {
+  const auto pl = peering_->places(a, dst);
+  const size_t n = static_cast<size_t>(pl.second - pl.first);
+  Xpu& X = xpus_[a];
+  // Strict mode pins a flow to one instance (its order is per instance); unordered mode sprays.
+  const size_t k = cfg_.strict ? (a + dst + vc) % n : (X.spray++) % n;
+  const Peering::Place& p = pl.first[k].p;
+  Cmd c;
+  c.dst = dst;
+  c.vc = static_cast<uint8_t>(vc);
+  c.op = op;
+  c.dlen = static_cast<uint16_t>(dlen);
+  c.aux = aux;
+  c.q = static_cast<uint16_t>(p.i * 4 + vc);
+  c.id = X.next_id[dst * 2 + vc]++;
+  Nic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + p.m];
+  (response ? nic.resp : nic.req).push_back(c);
+  if (response) {
+    X.tokens -= 20.0 + dlen;
+    ++xs_[a].resp_issued;
+  } else {
+    ++xs_[a].req_issued;
+    ++(op == kReadReq ? xs_[a].reads : xs_[a].writes);
+  }
+}
+
+void System::generate(unsigned a) {
+  Xpu& X = xpus_[a];
+  const unsigned N = cfg_.xpus;
+  X.tokens = std::min(X.tokens + tokens_per_cycle_, tokens_per_cycle_ + 20.0 + cfg_.dlen_max);
+  if (!traffic_) return;
+  for (unsigned guard = 0; guard < 4 && X.tokens >= 0; ++guard) {
+    unsigned dst = 0;
+    switch (cfg_.pattern) {
+      case Pattern::uniform: {
+        const auto& r = peering_->reachable(a);
+        if (r.empty()) return;
+        dst = r[r.size() == 1 ? 0 : rng_.uniform(0, r.size() - 1)];
+        break;
+      }
+      case Pattern::permutation:
+        dst = perm_[a];
+        break;
+      case Pattern::incast: {
+        const unsigned f = cfg_.fan_in ? cfg_.fan_in : N - 1;
+        if (a == 0 || a > f) return;
+        dst = 0;
+        break;
+      }
+      case Pattern::alltoall:
+        dst = (a + 1 + X.a2a % (N - 1)) % N;
+        break;
+      case Pattern::allreduce: {
+        if (X.ar_done) return;
+        if (X.ar_sent >= cfg_.chunk_bytes) {
+          // The next step needs this step's chunk from the predecessor.
+          if (X.ar_recv[X.ar_step] < cfg_.chunk_bytes) return;
+          ++X.ar_step;
+          X.ar_sent = 0;
+          if (X.ar_step == fig_.ar_steps) {
+            X.ar_done = true;
+            return;
+          }
+        }
+        dst = (a + 1) % N;
+        break;
+      }
+    }
+    // The instance that carries the request and room in its queue.
+    const auto pl = peering_->places(a, dst);
+    if (pl.first == pl.second) return;
+    const size_t n = static_cast<size_t>(pl.second - pl.first);
+    const size_t k = cfg_.strict ? (a + dst + kReqVc) % n : X.spray % n;
+    const Nic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + pl.first[k].p.m];
+    if (nic.req.size() >= cfg_.pending_max) {
+      ++xs_[a].gen_stall;
+      return;
+    }
+    Op op = kWrite;
+    unsigned dlen = 0, aux = 0;
+    if (cfg_.pattern == Pattern::allreduce) {
+      dlen = std::min<uint32_t>(cfg_.dlen_max, cfg_.chunk_bytes - X.ar_sent);
+      aux = X.ar_step;
+      X.ar_sent += dlen;
+    } else {
+      auto size = [&]() -> unsigned {
+        if (cfg_.bimodal) return rng_.chance(0.5) ? cfg_.dlen_min : cfg_.dlen_max;
+        return static_cast<unsigned>(rng_.uniform(cfg_.dlen_min, cfg_.dlen_max));
+      };
+      if (cfg_.read_ratio > 0 && rng_.chance(cfg_.read_ratio)) {
+        op = kReadReq;
+        aux = size();
+      } else {
+        dlen = size();
+      }
+      if (cfg_.pattern == Pattern::alltoall) ++X.a2a;
+    }
+    X.tokens -= 20.0 + dlen;
+    queue_cmd(a, dst, kReqVc, op, dlen, aux, false);
+  }
+}
+
+// The XPU transmit interface of one instance: one command at a time, responses first,
+// a command only to a queue that holds a credit (the others of the list keep their order).
+void System::drive(Nic& n, sue::TxIn& in) {
+  in.tx_valid = 0;
+  const unsigned DB = cfg_.tp.db();
+  if (!n.busy) {
+    auto take = [&](std::deque<Cmd>& q, size_t scan) -> bool {
+      const size_t lim = std::min(q.size(), scan);
+      for (size_t k = 0; k < lim; ++k) {
+        if (!n.qcred[q[k].q]) continue;
+        n.cur = q[k];
+        q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
+        return true;
+      }
+      return false;
+    };
+    if (n.req.empty() && n.resp.empty()) return;
+    if (!take(n.resp, 16) && !take(n.req, cfg_.pending_max)) {
+      ++xs_[n.xpu].credit_stall;
+      return;
+    }
+    Cmd& c = n.cur;
+    --n.qcred[c.q];
+    n.busy = true;
+    n.beat = 0;
+    n.nbeats = c.dlen ? (c.dlen + DB - 1) / DB : 1;
+    n.t_done = cycle_ + n.nbeats - 1;  // beats are consecutive: the command completes then
+    auto& k = n.ctrl;
+    const uint64_t r = core::mix64(cfg_.seed ^ core::mix64(static_cast<uint64_t>(flow_of(n.xpu, c.dst, c.vc)) << 40 ^ c.id));
+    k[0] = c.op;
+    k[1] = static_cast<uint8_t>(c.dlen >> 4);
+    k[2] = static_cast<uint8_t>((c.dlen & 0xf) << 4 | (r & 0xf));
+    k[3] = static_cast<uint8_t>(n.xpu >> 8);
+    k[4] = static_cast<uint8_t>(n.xpu);
+    k[5] = static_cast<uint8_t>(c.dst >> 8);
+    k[6] = static_cast<uint8_t>(c.dst);
+    k[7] = static_cast<uint8_t>(c.vc << 6 | ((c.aux >> 8) & 0x3f));
+    k[8] = static_cast<uint8_t>(c.aux);
+    for (unsigned i = 0; i < 5; ++i) k[9 + i] = static_cast<uint8_t>(c.id >> (8 * (4 - i)));
+    for (unsigned i = 0; i < 4; ++i) k[14 + i] = static_cast<uint8_t>(n.t_done >> (8 * (3 - i)));
+    for (unsigned j = 0; j < c.dlen; j += 8) {
+      const uint64_t w = core::mix64(r + j);
+      for (unsigned b = 0; b < 8 && j + b < c.dlen; ++b) n.data[j + b] = static_cast<uint8_t>(w >> (8 * b));
+    }
+    n.digest = digest_of(k.data(), n.data.data(), c.dlen, cfg_.seed);
+  }
+  const Cmd& c = n.cur;
+  in.tx_valid = c.dlen ? 2 : 1;
+  in.tx_cycle = n.beat;
+  in.tx_vc = c.vc;
+  in.tx_xpuid = c.dst;
+  in.tx_control = n.ctrl;
+  const unsigned off = n.beat * DB;
+  for (unsigned j = 0; j < DB && off + j < c.dlen; ++j) in.tx_data[j] = n.data[off + j];
+  if (++n.beat < n.nbeats) return;
+  n.busy = false;
+  sb_.expect(flow_of(n.xpu, c.dst, c.vc), c.id, n.digest, static_cast<core::Ps>(cycle_) * cfg_.clock_ps);
+}
+
+// The XPU receive interface of one instance (rx_* are registered: seen in the next cycle).
+void System::sink(Nic& n) {
+  const sue::RxOut& o = *n.ro;
+  if (o.rx_valid != 1 && o.rx_valid != 2) return;
+  const unsigned DB = cfg_.tp.db();
+  const uint64_t seen = cycle_ + 1;
+  auto& as = n.as;
+  auto bad = [&](const std::string& what) {
+    if (!fig_.misdelivered++) fig_.first_misdelivery = fmt::format("XPU {} instance {} cycle {}: {}", n.xpu, n.inst, seen, what);
+  };
+  if (o.rx_cycle == 0) {
+    if (as.act) bad(fmt::format("a new command began after {} of {} beats of the previous one", as.got, as.beats));
+    as.act = true;
+    as.ctrl = o.rx_control;
+    as.vc = o.rx_vc;
+    as.xpuid = o.rx_xpuid;
+    as.dlen = static_cast<uint32_t>(as.ctrl[1]) << 4 | as.ctrl[2] >> 4;
+    as.beats = as.dlen ? (as.dlen + DB - 1) / DB : 1;
+    as.got = 0;
+    as.data.clear();
+    if (o.rx_valid != (as.dlen ? 2u : 1u)) bad(fmt::format("rx_valid={} for dlen={}", o.rx_valid, as.dlen));
+    n.ret[as.vc & 3].push_back(seen + cfg_.sink_delay);
+  } else if (!as.act || o.rx_cycle != as.got) {
+    bad(fmt::format("rx_cycle={} but beat {} was expected", o.rx_cycle, as.act ? as.got : 0));
+    return;
+  }
+  for (unsigned j = 0; j < DB && as.data.size() < as.dlen; ++j) as.data.push_back(o.rx_data[j]);
+  if (++as.got < as.beats) return;
+  as.act = false;
+  const auto& k = as.ctrl;
+  const uint64_t dig = digest_of(k.data(), as.data.data(), as.dlen, cfg_.seed);
+  const unsigned op = k[0], src = be16(k.data() + 3), dst = be16(k.data() + 5), vc = k[7] >> 6;
+  const unsigned aux = static_cast<unsigned>(k[7] & 0x3f) << 8 | k[8];
+  uint64_t id = 0;
+  for (unsigned i = 0; i < 5; ++i) id = id << 8 | k[9 + i];
+  uint64_t stamp = 0;
+  for (unsigned i = 0; i < 4; ++i) stamp = stamp << 8 | k[14 + i];
+  const core::Ps t = static_cast<core::Ps>(seen) * cfg_.clock_ps;
+  if (src >= cfg_.xpus || dst >= cfg_.xpus || op < kWrite || op > kReadResp) {
+    bad(fmt::format("a command with src {} dst {} opcode {} (not one the XPUs issue)", src, dst, op));
+    sb_.observe(~0u, id, dig, t);
+    return;
+  }
+  if (dst != n.xpu || src != as.xpuid || vc != as.vc)
+    bad(fmt::format("command {}->{} vc {} id {} arrived at XPU {} from XPU {} on vc {}", src, dst, vc, id, n.xpu, as.xpuid,
+                    as.vc));
+  sb_.observe(flow_of(src, dst, vc), id, dig, t);
+  const uint64_t lat_cycles = (seen - stamp) & 0xffffffffull;
+  (vc == kRespVc ? fig_.lat_resp_ns : fig_.lat_req_ns).add(core::to_ns(static_cast<core::Ps>(lat_cycles) * cfg_.clock_ps));
+  const uint64_t bytes = 20 + as.dlen;
+  XpuStats& xr = xs_[n.xpu];
+  ++xr.delivered;
+  xr.delivered_bytes += bytes;
+  if (cycle_ >= fig_.win_start && (traffic_ || cycle_ < fig_.win_end)) {
+    xr.win_rx_bytes += bytes;
+    xs_[src].win_tx_bytes += bytes;
+  }
+  if (op == kReadReq && dst == n.xpu) queue_cmd(n.xpu, src, kRespVc, kReadResp, aux, 0, true);
+  if (cfg_.pattern == Pattern::allreduce && op == kWrite && aux < xpus_[n.xpu].ar_recv.size())
+    xpus_[n.xpu].ar_recv[aux] += as.dlen;
+}
+
+// ------------------------------------------------------------------ network
+
+void System::mac_tx(Nic& n, unsigned p, const sue::TxOut& o, core::Ps t) {
+  Port& pt = n.ports[p];
+  const bool sof = (o.mac_tx_sof >> p) & 1u, eof = (o.mac_tx_eof >> p) & 1u;
+  const unsigned nb = std::min<unsigned>(o.mac_tx_nbytes[p], kBeatBytes);
+  if (sof) {
+    if (pt.in_frame) release_frame(pt.cur);  // sue_tx never does that: the frame checks would fail
+    pt.cur = alloc_frame();
+    pt.in_frame = true;
+    pt.t_sof = t;
+    pt.cur_cls = static_cast<uint8_t>((o.mac_tx_data[p][6] >> 4) & 3u);
+  }
+  if (!pt.in_frame) {
+    if (!fig_.frame_decode_errors++)
+      fig_.first_decode_error = fmt::format("XPU {} instance {} port {}: a beat outside a frame at cycle {}", n.xpu, n.inst, p, cycle_);
+    return;
+  }
+  auto& b = frames_[pt.cur].bytes;
+  b.insert(b.end(), o.mac_tx_data[p].begin(), o.mac_tx_data[p].begin() + nb);
+  pt.bucket -= nb;
+  if (eof) frame_done(n, p, t);
+}
+
+void System::frame_done(Nic& n, unsigned p, core::Ps t) {
+  Port& pt = n.ports[p];
+  pt.in_frame = false;
+  const uint32_t fi = pt.cur;
+  Frame& f = frames_[fi];
+  auto& b = f.bytes;
+  const size_t pad = b.size() < sue::kEthMinNoFcs ? sue::kEthMinNoFcs - b.size() : 0;
+  b.resize(b.size() + pad + sue::kFcsBytes, 0);
+  const uint32_t len = static_cast<uint32_t>(b.size());
+  pt.bucket -= static_cast<double>(pad + sue::kFcsBytes + kWireOverhead);
+  f.src = n.xpu;
+  f.vc = static_cast<uint8_t>(b.size() > 6 ? (b[6] >> 4) & 3u : 0u);
+  if (cfg_.tp.lite())
+    f.dst = be16(b.data() + 4);
+  else
+    f.dst = static_cast<uint32_t>(b[2]) << 24 | static_cast<uint32_t>(b[3]) << 16 | be16(b.data() + 4);
+  if (cfg_.check_frames) {
+    const size_t nf = len - sue::kFcsBytes;
+    const uint32_t v = sue::fcs32(b.data(), nf);
+    for (unsigned i = 0; i < 4; ++i) b[nf + i] = static_cast<uint8_t>(v >> (8 * i));  // LSB first
+    check_frame(f, n.xpu);
+  }
+  ++fig_.frames;
+  fig_.wire_bytes += len + kWireOverhead;
+  pt.wire_bytes += len + kWireOverhead;
+  ++pt.frames;
+  if (f.vc >= kClasses || len > mtu_bytes_) {
+    if (!fig_.cbfc_errors++)
+      fig_.first_cbfc_error = fmt::format("XPU {} instance {} port {}: a frame of {} bytes on VC {} (allowed: VC 0..{}, "
+                                          "at most {} bytes)", n.xpu, n.inst, p, len, f.vc, kClasses - 1, mtu_bytes_);
+    release_frame(fi);
+    return;
+  }
+  pt.consume = true;
+  pt.consume_cls = f.vc;
+  pt.consume_len = len;
+  // The wire: the frame starts once the NIC PHY has it and the previous frame (+ preamble, IFG) is out.
+  const core::Ps start = std::max(pt.t_sof + nic_tx_, pt.wire_free);
+  pt.wire_free = start + ser(len + kWireOverhead);
+  const core::Ps t_in = start + ser(kPreambleBytes) + cable_;
+  const core::Ps t_in_last = std::max(t_in + ser(len), t + nic_tx_ + cable_);
+  if (pt.plane >= 0) {
+    sw::Packet pk;
+    pk.id = fi;
+    pk.tag = n.xpu;
+    pk.dst_xpu = f.dst;
+    pk.cls = f.vc;
+    pk.bytes = len;
+    pk.t_in = t_in;
+    pk.t_in_last = t_in_last;
+    sw::Switch& s = *sw_[static_cast<size_t>(pt.plane)];
+    const core::Ps per = s.params().period();
+    const core::Ps due = (t_in + s.params().ingress_ready_delay() + per - 1) / per * per;  // the edge that would admit it
+    if (s.now() > due) {
+      ++fig_.late_frames;
+      fig_.late_max = std::max(fig_.late_max, s.now() - due);
+    }
+    s.inject(n.xpu, pk);
+  } else if (pt.peer) {
+    Port& q = *pt.peer;
+    q.in.push_back({fi, t_in + nic_rx_, t_in_last + nic_rx_});
+    fig_.flit_hops += cells(len);
+    q.rx_occ[f.vc] += cells(len);
+    if (q.rx_occ[f.vc] > cfg_.nic_buf_cells && !fig_.cbfc_errors++)
+      fig_.first_cbfc_error = fmt::format("XPU {} receive buffer of class {}: {} cells held, {} granted (the sender "
+                                          "sent without credit)", q.xpu, f.vc, q.rx_occ[f.vc], cfg_.nic_buf_cells);
+  } else {
+    release_frame(fi);  // an unconnected mesh instance: never used by the traffic
+  }
+}
+
+void System::check_frame(const Frame& fr, unsigned src) {
+  sue::DecodeOptions o;
+  o.profile = cfg_.tp.lite() ? sue::Profile::SueLite : sue::Profile::Sue;
+  o.encap = cfg_.tp.lite() ? sue::Encap::AfhGen2_6 : sue::Encap::AfhGen2_12;
+  auto r = sue::decode(fr.bytes, o);
+  auto fail = [&](const std::string& what) {
+    if (!fig_.frame_decode_errors++)
+      fig_.first_decode_error = fmt::format("XPU {} frame of {} bytes at cycle {}: {}", src, fr.bytes.size(), cycle_, what);
+  };
+  if (!r) return fail(r.error().message());
+  const sue::Frame& f = r.value().frame;
+  if (f.afh2.src_xpu != src) fail(fmt::format("AFH source XPU {} is not the sender {}", f.afh2.src_xpu, src));
+  if (f.afh2.dst_xpu >= cfg_.xpus || f.afh2.dst_xpu == src) fail(fmt::format("destination XPU {} is not a peer", f.afh2.dst_xpu));
+  if (!cfg_.tp.lite()) {
+    if (f.rh.xpuid != src) fail(fmt::format("RH xpuid {} is not the sender {}", f.rh.xpuid, src));
+    if (f.rh.vc != (f.afh2.tc & 3)) fail(fmt::format("RH vc {} but traffic class {}", f.rh.vc, f.afh2.tc));
+    if (f.rh.partition != cfg_.partition) fail(fmt::format("RH partition {}", f.rh.partition));
+    if (f.cmds.empty()) {
+      ++fig_.ack_frames;
+      if (f.rh.rsvd) fail(fmt::format("an empty PDU with rsvd={} (no failover in this testbench)", f.rh.rsvd));
+      return;
+    }
+  }
+  if (f.cmds.empty()) return fail("a SUE Lite frame without commands");
+  ++fig_.data_frames;
+  for (size_t i = 0; i < f.cmds.size(); ++i) {
+    const auto& c = f.cmds[i];
+    if (c.size() < kCtrlBytes || be16(c.data() + 3) != src || be16(c.data() + 5) != f.afh2.dst_xpu ||
+        (c[7] >> 6) != (f.afh2.tc & 3))
+      fail(fmt::format("command {} is not a command of XPU {} to XPU {} on VC {}", i, src, f.afh2.dst_xpu, f.afh2.tc & 3));
+  }
+}
+
+void System::present(Port& pt, core::Ps t, sue::RxBeat& b) {
+  b.valid = false;
+  if (pt.in.empty()) return;
+  const Port::In& r = pt.in.front();
+  const auto& bytes = frames_[r.f].bytes;
+  const size_t L = bytes.size() - sue::kFcsBytes;  // the FCS is stripped, the pad is kept
+  const unsigned nbeats = static_cast<unsigned>((L + kBeatBytes - 1) / kBeatBytes);
+  const unsigned k = pt.next;
+  const bool last = k + 1 == nbeats;
+  if (t < (last ? r.t_last : r.t_first + ser(static_cast<uint64_t>(kBeatBytes) * (k + 1)))) return;
+  b.valid = true;
+  b.sof = k == 0;
+  b.eof = last;
+  b.err = false;
+  b.nbytes = last ? static_cast<unsigned>(L - static_cast<size_t>(kBeatBytes) * k) : kBeatBytes;
+  std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(kBeatBytes) * k, b.nbytes, b.data.begin());
+}
+
+void System::rx_taken(Nic& n, unsigned p, core::Ps t) {
+  Port& pt = n.ports[p];
+  if (!n.ri.mac[p].eof) {
+    ++pt.next;
+    return;
+  }
+  const uint32_t fi = pt.in.front().f;
+  pt.in.pop_front();
+  pt.next = 0;
+  const Frame& f = frames_[fi];
+  const unsigned cls = f.vc;
+  const uint32_t c = cells(static_cast<uint32_t>(f.bytes.size()));
+  pt.rx_occ[cls] -= c;
+  pt.rx_limit[cls] = (pt.rx_limit[cls] + c) & 0xffffu;
+  if (pt.plane >= 0)
+    sw_[static_cast<size_t>(pt.plane)]->credit_in(n.xpu, cls, pt.rx_limit[cls], t + nic_tx_ + cable_);
+  else if (pt.peer)
+    pt.peer->cu.push_back({t + nic_tx_ + cable_ + nic_rx_, static_cast<uint8_t>(cls), pt.rx_limit[cls]});
+  release_frame(fi);
+}
+
+void System::tick_gate(Port& pt, core::Ps t) {
+  const bool cu = !pt.cu.empty() && pt.cu.front().t <= t;
+  if (!pt.consume && !cu) return;
+  cbfc::TxIn& in = pt.gin;
+  in.tx_valid = pt.consume;
+  in.tx_class = pt.consume_cls;
+  in.tx_len = pt.consume_len;
+  in.cu_valid = cu;
+  if (cu) {
+    in.cu_class = pt.cu.front().cls;
+    in.cu_limit = pt.cu.front().limit;
+    pt.cu.pop_front();
+  }
+  pt.consume = false;
+  pt.gate->tick(in);
+  const cbfc::TxOut o = pt.gate->outputs();
+  pt.elig = o.elig;
+  for (unsigned c = 0; c < kClasses; ++c) pt.avail[c] = o.avail[c];
+  if ((o.err_underflow || o.err_overflow || o.err_class) && !fig_.cbfc_errors++)
+    fig_.first_cbfc_error = fmt::format("XPU {} NIC CBFC sender at cycle {}: underflow {:#x} overflow {:#x} class {}", pt.xpu,
+                                        cycle_, o.err_underflow, o.err_overflow, o.err_class);
+}
+
+void System::switch_tick(unsigned pl) {
+  sw::Switch& s = *sw_[pl];
+  s.tick();
+  const unsigned M = cfg_.instances, P = cfg_.ports();
+  const unsigned m = pl / P, p = pl % P;
+  for (const sw::FcMsg& fc : s.fc_out()) {
+    if (fc.kind != sw::FcMsg::Kind::credit) continue;
+    Port& pt = nics_[static_cast<size_t>(fc.port) * M + m]->ports[p];
+    pt.cu.push_back({fc.t + cable_ + nic_rx_, fc.cls, fc.value});
+  }
+  for (const auto& d : s.drops()) {
+    const bool lossless = d.second != sw::DropReason::no_route;
+    ++(lossless ? fig_.lossless_drops : fig_.other_drops);
+    if (fig_.first_drop.empty())
+      fig_.first_drop = fmt::format("plane {}: a frame of XPU {} to XPU {} class {} dropped ({}) at {}", pl, d.first.tag,
+                                    d.first.dst_xpu, static_cast<unsigned>(d.first.cls),
+                                    d.second == sw::DropReason::no_route ? "no route"
+                                    : d.second == sw::DropReason::buffer_full ? "buffer full" : "lossless overflow",
+                                    core::format_time(s.now()));
+    release_frame(static_cast<uint32_t>(d.first.id));
+  }
+  for (const sw::Packet& d : s.departures()) {
+    Port& pt = nics_[static_cast<size_t>(d.egress_port) * M + m]->ports[p];
+    const core::Ps t0 = d.t_head_out + cable_ + nic_rx_;
+    const core::Ps t1 = std::max(d.t_head_out + ser(d.bytes), d.t_tail_out) + cable_ + nic_rx_;
+    pt.in.push_back({static_cast<uint32_t>(d.id), t0, t1});
+    const uint32_t c = cells(d.bytes);
+    fig_.flit_hops += c;
+    pt.rx_occ[d.cls] += c;
+    if (pt.rx_occ[d.cls] > cfg_.nic_buf_cells && !fig_.cbfc_errors++)
+      fig_.first_cbfc_error = fmt::format("XPU {} receive buffer of class {} on plane {}: {} cells held, {} granted (the "
+                                          "switch sent without credit)", pt.xpu, d.cls, pl, pt.rx_occ[d.cls], cfg_.nic_buf_cells);
+  }
+}
+
+// ------------------------------------------------------------------ the clock edge
+
+void System::cycle() {
+  const core::Ps t = now();
+  double t0 = profiling_ ? now_s() : 0, t1 = 0;
+  auto lap = [&](double& acc) {
+    if (!profiling_) return;
+    t1 = now_s();
+    acc += t1 - t0;
+    t0 = t1;
+  };
+  // Switch edges before this SUE edge (both clocks on one picosecond time line).
+  if (!sw_.empty())
+    while (sw_[0]->now() < t)
+      for (unsigned pl = 0; pl < sw_.size(); ++pl) switch_tick(pl);
+  lap(prof_.sw);
+
+  const bool rst = cycle_ < cfg_.reset_cycles;
+  const unsigned P = cfg_.ports();
+  if (cycle_ == cfg_.warmup_cycles) {
+    fig_.win_start = cycle_;
+    for (auto& n : nics_)
+      for (auto& pt : n->ports) pt.win_bytes0 = pt.wire_bytes;
+  }
+  // XPU generators.
+  if (!rst)
+    for (unsigned a = 0; a < cfg_.xpus; ++a) generate(a);
+  // Inputs of every block for this edge.
+  for (auto& np : nics_) {
+    Nic& n = *np;
+    sue::TxIn& ti = n.ti;
+    ti.rst_n = !rst;
+    ti.fb = n.ro->fb;
+    ti.mac_tx_ready = 0;
+    ti.credit_ok = 0;
+    sue::RxIn& ri = n.ri;
+    ri.rst_n = !rst;
+    ri.rx_credit = 0;
+    for (unsigned p = 0; p < P; ++p) {
+      Port& pt = n.ports[p];
+      pt.bucket = std::min(pt.bucket + bytes_per_cycle_, static_cast<double>(kBeatBytes));
+      pt.ready = pt.bucket > 0;
+      if (pt.ready) ti.mac_tx_ready |= 1u << p;
+      // credit_ok_i: the gate's elig_o, except that the frame in progress is charged only at its eof
+      // transfer while sue_tx may start the next frame as soon as it has loaded that eof beat (the MAC may
+      // not have taken it yet): then its class also needs room for that frame.
+      uint32_t ok = pt.elig & ((1u << kClasses) - 1);
+      if (pt.in_frame && pt.cur_cls < kClasses && pt.avail[pt.cur_cls] < 2 * mtu_cells_) ok &= ~(1u << pt.cur_cls);
+      ti.credit_ok |= ok << (4 * p);
+      if (!rst)
+        for (unsigned c = 0; c < kClasses; ++c)
+          if (!((ok >> c) & 1u)) fig_.nic_credit_stall[c] += cfg_.clock_ps;
+      present(pt, t, ri.mac[p]);
+    }
+    ti.tx_valid = 0;
+    if (!rst) {
+      drive(n, ti);
+      for (unsigned v = 0; v < kClasses; ++v)
+        if (!n.ret[v].empty() && n.ret[v].front() <= cycle_) {
+          ri.rx_credit |= 1u << v;
+          n.ret[v].pop_front();
+        }
+    }
+  }
+  lap(prof_.xpu);
+  // What is transferred at this edge: the pre-edge outputs with this edge's inputs.
+  if (!rst)
+    for (auto& np : nics_) {
+      Nic& n = *np;
+      const sue::TxOut& o = *n.to;
+      for (unsigned p = 0; p < P; ++p) {
+        if (((o.mac_tx_valid >> p) & 1u) && n.ports[p].ready) mac_tx(n, p, o, t);
+        if (n.ri.mac[p].valid && ((n.ro->mac_rx_ready >> p) & 1u)) rx_taken(n, p, t);
+      }
+    }
+  lap(prof_.net);
+  if (waves_) waves_->dump(t - cfg_.clock_ps / 2);
+  // The edge.
+  for (auto& np : nics_) {
+    Nic& n = *np;
+    if (n.txm) {
+      n.txm->tick(n.ti);
+    } else {
+      n.txb->drive(n.ti);
+      if (n.ltx) n.ltx->set_time(cycle_, t);
+      n.txb->posedge();
+      n.to_copy = n.txb->outputs();
+    }
+  }
+  lap(prof_.tx);
+  for (auto& np : nics_) {
+    Nic& n = *np;
+    if (n.rxm) {
+      n.rxm->tick(n.ri);
+    } else {
+      n.rxb->drive(n.ri);
+      if (n.lrx) n.lrx->set_time(cycle_, t);
+      n.rxb->posedge();
+      n.ro_copy = n.rxb->outputs();
+    }
+  }
+  lap(prof_.rx);
+  if (waves_) waves_->dump(t);
+  // After the edge: credits back to the XPUs, the receiving XPUs, the CBFC senders.
+  for (auto& np : nics_) {
+    Nic& n = *np;
+    if (!rst) {
+      const auto& cr = n.to->tx_credit;
+      for (size_t q = 0; q < cr.size(); ++q) n.qcred[q] += cr[q];
+      sink(n);
+    }
+    for (auto& pt : n.ports) tick_gate(pt, t);
+  }
+  lap(prof_.xpu);
+  if (cfg_.pattern == Pattern::allreduce && !fig_.ar_done_cycle) {
+    bool all = true;
+    for (auto& x : xpus_) all &= x.ar_done;
+    if (all) fig_.ar_done_cycle = cycle_ + 1;
+  }
+  ++cycle_;
+}
+
+void System::stop_traffic() {
+  if (!traffic_) return;
+  traffic_ = false;
+  fig_.win_end = cycle_;
+  for (auto& n : nics_)
+    for (auto& pt : n->ports) {
+      pt.win_bytes1 = pt.wire_bytes;
+      if (pt.plane >= 0) fig_.plane_bytes_win[static_cast<size_t>(pt.plane)] += pt.win_bytes1 - pt.win_bytes0;
+    }
+}
+
+bool System::idle() const {
+  if (traffic_ || live_frames_ || sb_.outstanding()) return false;
+  for (const auto& np : nics_) {
+    const Nic& n = *np;
+    if (n.busy || !n.req.empty() || !n.resp.empty() || n.as.act) return false;
+    for (uint32_t q : n.to->q_count)
+      if (q) return false;
+    for (unsigned p = 0; p < cfg_.ports(); ++p)
+      if (n.ro->rec_count[p] || n.ro->buf_rows[p] || n.ports[p].in_frame) return false;
+  }
+  for (const auto& s : sw_)
+    if (s->in_flight()) return false;
+  return true;
+}
+
+std::string System::busy_reason() const {
+  if (traffic_) return "traffic running";
+  for (const auto& np : nics_) {
+    const Nic& n = *np;
+    const std::string who = fmt::format("XPU {} instance {}", n.xpu, n.inst);
+    if (n.busy || !n.req.empty() || !n.resp.empty())
+      return fmt::format("{}: {} requests and {} responses wait for the XPU interface", who, n.req.size() + n.busy,
+                         n.resp.size());
+    if (n.as.act) return who + ": the XPU sink is inside a command";
+    for (size_t q = 0; q < n.to->q_count.size(); ++q)
+      if (n.to->q_count[q])
+        return fmt::format("{}: sue_tx queue {} holds {} slots ({} unsent)", who, q, n.to->q_count[q],
+                           q < n.to->q_unsent.size() ? n.to->q_unsent[q] : 0);
+    for (unsigned p = 0; p < cfg_.ports(); ++p) {
+      if (n.ro->rec_count[p] || n.ro->buf_rows[p])
+        return fmt::format("{}: sue_rx port {} holds {} frames in {} rows", who, p, n.ro->rec_count[p], n.ro->buf_rows[p]);
+      if (n.ports[p].in_frame || !n.ports[p].in.empty()) return fmt::format("{}: frames at MAC port {}", who, p);
+    }
+  }
+  if (sb_.outstanding()) return fmt::format("{} commands not delivered", sb_.outstanding());
+  for (size_t pl = 0; pl < sw_.size(); ++pl)
+    if (sw_[pl]->in_flight()) return fmt::format("switch of plane {} holds {} packets", pl, sw_[pl]->in_flight());
+  if (live_frames_) return fmt::format("{} frames in the network", live_frames_);
+  return "";
+}
+
+std::optional<Mismatch> System::mismatch() const {
+  for (const auto& n : nics_) {
+    if (n->ltx && n->ltx->mismatch()) return n->ltx->mismatch();
+    if (n->lrx && n->lrx->mismatch()) return n->lrx->mismatch();
+  }
+  return std::nullopt;
+}
+
+bool System::mismatched() const {
+  for (const auto& n : nics_)
+    if ((n->ltx && n->ltx->mismatch()) || (n->lrx && n->lrx->mismatch())) return true;
+  return false;
+}
+
+std::string System::model_assertion() const {
+  for (const auto& n : nics_) {
+    const std::string who = fmt::format("x{}i{}", n->xpu, n->inst);
+    if (n->txm && !n->txm->assertion().empty()) return who + "_tx: " + n->txm->assertion();
+    if (n->rxm && !n->rxm->assertion().empty()) return who + "_rx: " + n->rxm->assertion();
+    if (n->ltx && !n->ltx->model().assertion().empty()) return who + "_tx: " + n->ltx->model().assertion();
+    if (n->lrx && !n->lrx->model().assertion().empty()) return who + "_rx: " + n->lrx->model().assertion();
+  }
+  return "";
+}
+
+uint64_t System::tx_sum(unsigned i) const {
+  uint64_t s = 0;
+  for (const auto& n : nics_) s += n->to->cnt[i];
+  return s;
+}
+
+uint64_t System::rx_sum(unsigned i) const {
+  uint64_t s = 0;
+  for (const auto& n : nics_) s += n->ro->cnt[i];
+  return s;
+}
+
+uint64_t System::issued() const {
+  uint64_t s = 0;
+  for (auto& x : xs_) s += x.req_issued + x.resp_issued;
+  for (const auto& n : nics_) s -= n->req.size() + n->resp.size() + (n->busy ? 1 : 0);
+  return s;
+}
+
+uint64_t System::delivered() const {
+  uint64_t s = 0;
+  for (auto& x : xs_) s += x.delivered;
+  return s;
+}
+
+std::string System::nic_errors() const {
+  using T = sue::TxCnt;
+  using R = sue::RxCnt;
+  for (const auto& np : nics_) {
+    const Nic& n = *np;
+    const std::string who = fmt::format("XPU {} instance {}", n.xpu, n.inst);
+    const auto& c = n.to->cnt;
+    if (c[T::cmd_bad] || c[T::cmd_err] || c[T::cmd_overflow] || c[T::stray_cycles] || n.to->err_cmd || n.to->err_dest ||
+        n.to->err_overflow)
+      return fmt::format("{} sue_tx refused commands: cmd_bad {} cmd_err {} cmd_overflow {} stray {}", who, c[T::cmd_bad],
+                         c[T::cmd_err], c[T::cmd_overflow], c[T::stray_cycles]);
+    if (n.to->err_no_port) return who + " sue_tx: err_no_port";
+    if (n.ro->err_credit) return who + " sue_rx: err_credit";
+    const auto& r = n.ro->cnt;
+    if (r[R::drop_mac] || r[R::drop_malformed] || r[R::drop_rcrc] || r[R::drop_hdr] || r[R::drop_dead] || r[R::stray_beats])
+      return fmt::format("{} sue_rx dropped frames without faults: mac {} malformed {} rcrc {} hdr {} dead {} stray beats {}",
+                         who, r[R::drop_mac], r[R::drop_malformed], r[R::drop_rcrc], r[R::drop_hdr], r[R::drop_dead],
+                         r[R::stray_beats]);
+  }
+  return "";
+}
+
+}  // namespace tb::system_tb

@@ -1,0 +1,284 @@
+// The multi-XPU system (testbench `system`, docs/system.md): N XPUs, each with
+// M SUE instances (sue_tx + sue_rx, C++ model by default, any block RTL or RTL
+// in lockstep with its model), every instance with 1, 2 or 4 ports. Topology
+// `planes` (SUE spec figure 1): port p of instance m of every XPU is on plane
+// m*ports+p, one sw::Switch per plane (CBFC per class toward the NICs, lookup by
+// the destination XPU of the AFH Gen2 header); topology `mesh` (figure 2):
+// instance m of XPU a is cabled to instance m of its partner in matching m of a
+// round-robin 1-factorization of the XPUs, all its ports in parallel.
+//
+// Per NIC port: the MAC (line-rate pacing of sue_tx's beats, pad and FCS;
+// cut-through presentation of arriving frames to sue_rx, beat k once its bytes
+// are in), the NIC PHY latencies, the cable, and a CBFC sender gate
+// (cbfc::TxModel) toward the next hop (switch ingress or the peer NIC); the
+// NIC's receive buffer returns credits as sue_rx takes each frame's last beat.
+// Two lossless classes: VC 0 = requests (writes and read requests), VC 1 =
+// responses (read responses), switch classes 0 and 1.
+//
+// The XPUs issue commands through the XPU transmit interface (Table 3) of the
+// instance that holds the destination in its peer table, spending the
+// per-{destination, VC} queue credits; a read request makes the target issue a
+// read response. An end-to-end core::Scoreboard checks every command: exactly
+// once, byte-exact (64-bit digest), at the right XPU, in order per {src, dst,
+// VC} in strict mode.
+//
+// Plain C++ time wheel in picoseconds over two clocks: the SUE clock (625 ps,
+// 1.6 GHz) and the switch core clock (sw::Params::core_mhz). No SystemC.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cbfc/cbfc.hpp"
+#include "common/block.hpp"
+#include "common/waves.hpp"
+#include "core/rng.hpp"
+#include "core/scoreboard.hpp"
+#include "core/stats.hpp"
+#include "core/time.hpp"
+#include "sue/encap.hpp"
+#include "sue/sue_rx_model.hpp"
+#include "sue/sue_tx_model.hpp"
+#include "switch/switch.hpp"
+
+namespace tb::system_tb {
+
+using TxBlock = Block<sue::TxIn, sue::TxOut>;
+using RxBlock = Block<sue::RxIn, sue::RxOut>;
+using LockTx = Lockstep<sue::TxIn, sue::TxOut, sue::TxModel>;
+using LockRx = Lockstep<sue::RxIn, sue::RxOut, sue::RxModel>;
+
+enum class Topology : uint8_t { planes, mesh };
+enum class Pattern : uint8_t { uniform, permutation, incast, alltoall, allreduce };
+enum class Kind : uint8_t { model, rtl, lockstep };
+
+constexpr unsigned kReqVc = 0;   ///< requests: writes and read requests (switch class 0)
+constexpr unsigned kRespVc = 1;  ///< responses: read responses (switch class 1)
+constexpr unsigned kClasses = 2;
+constexpr unsigned kBeatBytes = 32;
+constexpr unsigned kCtrlBytes = 18;
+/// Command opcodes (control byte 0; opaque to SUE).
+enum Op : uint8_t { kWrite = 1, kReadReq = 2, kReadResp = 3 };
+
+struct SysConfig {
+  unsigned xpus = 8;
+  unsigned instances = 1;  ///< SUE instances per XPU
+  Topology topology = Topology::planes;
+  std::string variant = "s4";  ///< the compiled parameterization the instances follow (ports, DataW, profile)
+  sue::TxParams tp;            ///< num_peers may exceed the variant's when every block is a model
+  sue::RxParams rp;
+  bool strict = true;
+  unsigned port_gbps = 200;    ///< 100 | 200 | 400 (a 256-bit beat at 1.6 GHz carries 409.6)
+  double cable_ns = 9.2;       ///< one way, each hop (2 m twinax)
+  double nic_tx_ns = 23;       ///< NIC MAC + PCS + PMA + FEC encode (docs/budget.md: 8 + 3 + 5 + 7)
+  double nic_rx_ns = 60;       ///< NIC PMA + PCS + MAC + FEC decode (5 + 5 + 8 + 42)
+  sw::Params swp;              ///< every plane's switch (radix = xpus)
+  uint32_t nic_buf_cells = 512;  ///< NIC receive buffer per class, 128-byte cells (the credits of its upstream)
+  // traffic
+  Pattern pattern = Pattern::uniform;
+  double load = 0.5;  ///< offered command bytes (op header + control + data) per XPU / its port bandwidth
+  unsigned dlen_min = 0, dlen_max = 256;
+  bool bimodal = false;
+  double read_ratio = 0.25;   ///< share of requests that are reads (a response of the requested length comes back)
+  unsigned fan_in = 0;        ///< incast: senders XPU 1..fan_in to XPU 0 (0: all others)
+  uint32_t chunk_bytes = 4096;  ///< allreduce: bytes per XPU per step
+  unsigned pending_max = 8;   ///< XPU: requests generated and waiting for the interface, per instance
+  // XPU side of SUE and its configuration inputs
+  uint32_t rx_credits = 16;
+  unsigned sink_delay = 0;
+  uint32_t partition = 42, rto = 8192, ack_delay = 256, fo_retry = 4096;
+  std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};
+  // blocks, per XPU (every instance of the XPU)
+  std::vector<Kind> tx_kind, rx_kind;
+  bool check_frames = true;  ///< sue::decode every frame a NIC sends (FCS, headers, commands)
+  uint64_t seed = 1;
+  unsigned reset_cycles = 4;
+  core::Ps clock_ps = 625;  ///< SUE clock, 1.6 GHz
+  uint64_t warmup_cycles = 0;  ///< SUE cycles before the measurement window opens
+
+  unsigned ports() const { return tp.num_ports; }
+  unsigned planes() const { return topology == Topology::planes ? instances * tp.num_ports : 0; }
+  unsigned nics() const { return xpus * instances; }
+  bool any_rtl() const;
+};
+
+/// Which instance and peer slot carries each pair of XPUs (both ends list each
+/// other in the same instance). Complete demand with N-1 <= NumPeers: every
+/// instance holds every other XPU; otherwise the pairs of a round-robin
+/// 1-factorization (matching r goes to instance r mod M, peer slot r / M) or,
+/// for sparse patterns, a greedy placement.
+class Peering {
+ public:
+  struct Place {
+    uint16_t m = 0;  ///< instance
+    uint16_t i = 0;  ///< peer slot at the first XPU of the pair
+  };
+  struct Rev {
+    uint32_t b;  ///< the other XPU
+    Place p;
+  };
+  /// Throws core::UsageError (one line) when the pattern's pairs do not fit.
+  Peering(const SysConfig& c, const std::vector<std::pair<unsigned, unsigned>>& demand, bool complete);
+  /// XPU id in slot i of instance m of XPU a (a distinct unused id when the slot is empty).
+  uint32_t peer_id(unsigned a, unsigned m, unsigned i) const { return ids_[(a * M_ + m) * K_ + i]; }
+  /// -1 when the slot is empty.
+  int peer(unsigned a, unsigned m, unsigned i) const { return table_[(a * M_ + m) * K_ + i]; }
+  /// Where a reaches b: [first, second) (empty: unreachable).
+  std::pair<const Rev*, const Rev*> places(unsigned a, unsigned b) const;
+  const std::vector<uint32_t>& reachable(unsigned a) const { return reach_[a]; }
+  std::string mode() const { return mode_; }
+  unsigned pairs_missing() const { return missing_; }  ///< pairs of a complete demand left out (NumPeers)
+  unsigned max_degree() const { return max_deg_; }
+  /// Round-robin 1-factorization: partner of a in matching r (>= xpus: none).
+  static unsigned partner(unsigned n_even, unsigned a, unsigned r);
+
+ private:
+  unsigned N_, M_, K_;
+  std::vector<int32_t> table_;
+  std::vector<uint32_t> ids_;
+  std::vector<std::vector<Rev>> rev_;  // per a, sorted by b
+  std::vector<std::vector<uint32_t>> reach_;
+  std::string mode_;
+  unsigned missing_ = 0, max_deg_ = 0;
+};
+
+/// Pairs a pattern needs (sparse patterns), or empty with complete = true.
+std::vector<std::pair<unsigned, unsigned>> demand_pairs(const SysConfig& c, bool& complete,
+                                                        std::vector<uint32_t>* perm = nullptr);
+
+/// Per-component wall time of the loop (bench profile), seconds.
+struct Profile {
+  double xpu = 0, tx = 0, rx = 0, net = 0, sw = 0;
+};
+
+class System {
+ public:
+  /// tx / rx: one block per NIC (index xpu * instances + instance); nullptr = the C++ model
+  /// (run directly, outputs read by reference: the fast path).
+  System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx);
+  ~System();
+
+  /// One SUE clock edge, after the switch edges that come before it.
+  void cycle();
+  void stop_traffic();
+  bool traffic() const { return traffic_; }
+  /// Traffic stopped, every command delivered, every queue, buffer, link and switch empty.
+  bool idle() const;
+  std::string busy_reason() const;
+  uint64_t cycles() const { return cycle_; }
+  core::Ps now() const { return static_cast<core::Ps>(cycle_) * cfg_.clock_ps; }
+  const SysConfig& config() const { return cfg_; }
+  const Peering& peering() const { return *peering_; }
+  std::optional<Mismatch> mismatch() const;
+  bool mismatched() const;
+  std::string model_assertion() const;
+  void finish() { sb_.finish(); }
+  void set_profiling(bool on) { profiling_ = on; }
+  /// RTL waves: dumped at the falling edge before each SUE edge and after it.
+  void set_waves(Waves* w) { waves_ = w; }
+  const Profile& profile() const { return prof_; }
+
+  // ---- results
+  const core::Scoreboard& scoreboard() const { return sb_; }
+  const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return sw_; }
+  struct XpuStats {
+    uint64_t req_issued = 0, resp_issued = 0, writes = 0, reads = 0;
+    uint64_t delivered = 0, delivered_bytes = 0;   ///< commands received (bytes: op header + control + data)
+    uint64_t win_rx_bytes = 0, win_tx_bytes = 0;   ///< in the measurement window: received / sourced and delivered
+    uint64_t gen_stall = 0;                        ///< cycles the generator waited for a full pending queue
+    uint64_t credit_stall = 0;                     ///< instance-cycles a command waited for a queue credit
+  };
+  const std::vector<XpuStats>& xpu_stats() const { return xs_; }
+  struct Figures {
+    core::Samples lat_req_ns, lat_resp_ns;  ///< per command: XPU TX interface -> far XPU RX interface
+    uint64_t frames = 0, data_frames = 0, ack_frames = 0, wire_bytes = 0, frame_decode_errors = 0;
+    std::string first_decode_error;
+    uint64_t misdelivered = 0;
+    std::string first_misdelivery;
+    uint64_t flit_hops = 0;       ///< 128-byte flits leaving a switch port (mesh: a NIC port)
+    uint64_t lossless_drops = 0, other_drops = 0;
+    std::string first_drop;
+    uint64_t cbfc_errors = 0;     ///< a NIC gate flag, or a NIC receive buffer over its credits
+    std::string first_cbfc_error;
+    std::vector<uint64_t> plane_bytes_win;    ///< wire bytes into each plane (planes) in the window
+    std::vector<core::Ps> nic_credit_stall;   ///< per class: NIC port time with its gate closed (after reset)
+    uint64_t win_start = 0, win_end = 0;      ///< SUE cycles of the measurement window
+    uint64_t ar_done_cycle = 0;               ///< allreduce: cycle every XPU finished (0: not yet)
+    /// Frames that reached the switch model after their head was due in its ingress pipeline (the
+    /// MAC learns a frame's length at its last beat): count and the largest delay, ps.
+    uint64_t late_frames = 0;
+    core::Ps late_max = 0;
+    unsigned ar_steps = 0;
+  };
+  const Figures& figures() const { return fig_; }
+  /// A sue_tx (tx) or sue_rx counter summed over every NIC.
+  uint64_t tx_sum(unsigned i) const;
+  uint64_t rx_sum(unsigned i) const;
+  /// First NIC-level error (sue_tx refusals, err flags, sue_rx drops that need faults), "" none.
+  std::string nic_errors() const;
+  /// Commands the XPUs handed to sue_tx (cmds_in must equal it) / received from sue_rx.
+  uint64_t issued() const;
+  uint64_t delivered() const;
+  /// Frames allocated (in a MAC, a link, a switch or a NIC receive queue).
+  size_t frames_in_flight() const { return live_frames_; }
+
+ private:
+  struct Cmd;
+  struct Frame;
+  struct Port;
+  struct Nic;
+  struct Xpu;
+
+  SysConfig cfg_;
+  std::unique_ptr<Peering> peering_;
+  std::vector<uint32_t> perm_;
+  std::vector<std::unique_ptr<Nic>> nics_;  // xpu * M + instance
+  std::vector<Xpu> xpus_;
+  std::vector<XpuStats> xs_;
+  std::vector<std::unique_ptr<sw::Switch>> sw_;
+  std::vector<Frame> frames_;
+  std::vector<uint32_t> free_frames_;
+  size_t live_frames_ = 0;
+  core::Scoreboard sb_;
+  core::Rng rng_;
+  uint64_t cycle_ = 0;
+  bool traffic_ = true;
+  Figures fig_;
+  cbfc::Params gate_params_;
+  cbfc::TxCfg gate_cfg_;
+  uint32_t mtu_bytes_ = 0, mtu_cells_ = 0;
+  double bytes_per_cycle_ = 0;        // port rate, bytes per SUE cycle
+  double tokens_per_cycle_ = 0;       // per XPU
+  core::Ps cable_, nic_tx_, nic_rx_;
+  bool profiling_ = false;
+  Profile prof_;
+  Waves* waves_ = nullptr;
+
+  core::Ps ser(uint64_t bytes) const {
+    return static_cast<core::Ps>((bytes * 8000 + cfg_.port_gbps - 1) / cfg_.port_gbps);
+  }
+  uint32_t cells(uint32_t bytes) const { return (bytes + 127) / 128; }
+  uint32_t flow_of(unsigned src, unsigned dst, unsigned vc) const { return (src * cfg_.xpus + dst) * 2 + vc; }
+  uint32_t alloc_frame();
+  void release_frame(uint32_t f);
+
+  void build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<std::unique_ptr<RxBlock>>& rx);
+  void switch_tick(unsigned plane);
+  void generate(unsigned a);
+  bool make_request(unsigned a, Cmd& c);
+  void queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux, bool response);
+  void drive(Nic& n, sue::TxIn& in);
+  void sink(Nic& n);
+  void mac_tx(Nic& n, unsigned p, const sue::TxOut& o, core::Ps t);
+  void frame_done(Nic& n, unsigned p, core::Ps t);
+  void check_frame(const Frame& f, unsigned src);
+  void present(Port& pt, core::Ps t, sue::RxBeat& b);
+  void rx_taken(Nic& n, unsigned p, core::Ps t);
+  void tick_gate(Port& pt, core::Ps t);
+};
+
+}  // namespace tb::system_tb

@@ -1,0 +1,737 @@
+#include "system/system_tb.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <regex>
+
+#include "common/table.hpp"
+#include "common/vcontext.hpp"
+#include "sue/sue_rx_block.hpp"
+#include "sue/sue_tx_block.hpp"
+#include "verilated.h"
+
+namespace tb::system_tb {
+
+namespace {
+
+constexpr uint64_t kCycles = 20000;  // 12.5 us of traffic at 1.6 GHz
+
+const std::vector<std::string> kConfigs = {"s1", "s2", "s4", "lite"};
+const std::vector<std::string> kPatterns = {"uniform", "permutation", "incast", "alltoall", "allreduce"};
+
+void declare(core::Schema& s) {
+  s.add_int("xpus", 8, 2, 1024, "XPUs (XPU a has id a; planes: one switch port per XPU, so at most the switch radix)");
+  s.add_int("instances", 1, 1, 64, "SUE instances per XPU (spec figure 1: 12); mesh: one per matching, xpus-1 (even) or xpus (odd)");
+  s.add_choice("sue_config", "s4", kConfigs,
+               "every instance follows this compiled parameterization: s1 (1 port, 256-bit XPU bus), s2 (2 ports, 512-bit), "
+               "s4 (4 ports, 512-bit), lite (SUE Lite, 1 port)");
+  s.add_int("peers", 0, 0, 16,
+            "NumPeers of every instance (0: auto = the most peers an XPU needs, at most 16; with RTL blocks the compiled 4)");
+  s.add_int("qdepth", 0, 0, 256,
+            "QDepth of every instance: command slots per {peer, VC}, queued + unacknowledged (0: the compiled 32; C++ "
+            "models only; power of 2)");
+  s.add_int("window", 0, 0, 256, "Window of every instance: PDUs in flight per connection (0: the compiled 8; models only; "
+            "power of 2)");
+  s.add_choice("topology", "planes", {"planes", "mesh"},
+               "planes: port p of instance m on plane m*ports+p, one switch per plane (figure 1); mesh: direct cables (figure 2)");
+  s.add_choice("mode", "strict", {"strict", "unordered"}, "cfg_strict_i: strict (order per {src, dst, VC}) or unordered");
+  s.add_choice("port_gbps", "200", {"100", "200", "400"}, "NIC and switch port rate, Gb/s");
+  s.add_real("cable_ns", 9.2, 0, 1000, "cable delay per hop, ns (9.2 = 2 m twinax)");
+  s.add_real("nic_tx_ns", 23, 0, 1000, "NIC transmit PHY: MAC + PCS + PMA + FEC encode, ns (docs/budget.md)");
+  s.add_real("nic_rx_ns", 60, 0, 1000, "NIC receive PHY: PMA + PCS + MAC + FEC decode, ns (docs/budget.md)");
+  s.add_real("core_mhz", 1000, 100, 5000, "switch core clock, MHz (128-byte flits: at least port_gbps/1.024)");
+  s.add_int("switch_credits", 512, 33, 32767,
+            "CBFC credits each switch ingress grants its NIC per class, 128-byte cells (cbfc_buf_cells)");
+  s.add_int("nic_buf_cells", 512, 33, 32767,
+            "NIC receive buffer per class, 128-byte cells: the credits of the switch egress (or the mesh peer)");
+  s.add_int("switch_buffer_mib", 0, 0, 65536, "switch cell memory, MiB (0: 64, or more when the CBFC reservation needs it)");
+  s.add_choice("pattern", "uniform", kPatterns,
+               "uniform: random destination; permutation: a fixed random derangement; incast: XPUs 1..fan_in to XPU 0; "
+               "alltoall: each XPU cycles over every other; allreduce: ring all-reduce steps (writes to the successor)");
+  s.add_real("load", 0.5, 0.01, 1.0,
+             "offered command bytes (op header + control + data) per XPU, requests and responses it sends / its port "
+             "bandwidth (instances x ports x port_gbps)");
+  s.add_int("dlen_min", 0, 0, 4095, "smallest command data (write) or read length, bytes");
+  s.add_int("dlen_max", 256, 0, 4095, "largest, bytes (at most MaxData = 256)");
+  s.add_choice("size_dist", "uniform", {"uniform", "bimodal"}, "sizes uniform in [dlen_min, dlen_max], or one of the two");
+  s.add_real("read_ratio", 0.25, 0, 1,
+             "share of requests that are reads: a read request (VC 0, no data) makes the target send a read response of "
+             "the requested length (VC 1)");
+  s.add_int("fan_in", 0, 0, 1023, "incast: senders XPU 1..fan_in (0: every other XPU)");
+  s.add_int("chunk_bytes", 4096, 1, 1 << 24, "allreduce: bytes each XPU sends to its successor per step (2(N-1) steps)");
+  s.add_int("pending_max", 8, 1, 256, "XPU: requests generated and waiting for an instance's interface");
+  s.add_int("rx_credits", 16, 1, 255, "XPU receive credits per VC (cfg_rx_credits_i)");
+  s.add_int("sink_delay", 0, 0, 1000000, "cycles before the receiving XPU returns a receive credit");
+  s.add_int("rto", 8192, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
+  s.add_int("ack_delay", 256, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
+  s.add_text("rtl", "none", "none|x[0-9]+\\.(tx|rx)(,x[0-9]+\\.(tx|rx))*", "none|xN.tx|xN.rx[,...] (e.g. x0.tx,x0.rx)",
+             "blocks that are verilated RTL (every instance of XPU N); the others are C++ models");
+  s.add_bool("lockstep", true, "an RTL block runs its C++ model beside it and compares every output, every cycle");
+  s.add_bool("check_frames", true, "sue::decode every frame a NIC sends (FCS, headers, RH, commands)");
+  s.add_int("warmup_cycles", 0, 0, 1000000000, "cycles before the measurement window (throughput, fairness, planes)");
+  s.add_int("drain_cycles", 400000, 1000, 1000000000, "cycles allowed to settle after the traffic stops");
+}
+
+}  // namespace
+
+SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
+  SysConfig c;
+  c.seed = seed;
+  c.xpus = static_cast<unsigned>(s.i("xpus"));
+  c.instances = static_cast<unsigned>(s.i("instances"));
+  c.variant = s.s("sue_config");
+  const sue_tb::TxVariant* tv = sue_tb::find_tx_variant(c.variant);
+  const sue_tb::RxVariant* rv = sue_tb::find_rx_variant(c.variant);
+  if (!tv || !rv)
+    throw core::UsageError(fmt::format("setting 'sue_config'='{}' is not compiled into this build (allowed: s1|s2|s4|lite)",
+                                       c.variant));
+  c.tp = tv->params;
+  c.rp = rv->params;
+  c.strict = s.s("mode") == "strict";
+  c.topology = s.s("topology") == "mesh" ? Topology::mesh : Topology::planes;
+  c.port_gbps = static_cast<unsigned>(std::stoul(s.s("port_gbps")));
+  c.cable_ns = s.r("cable_ns");
+  c.nic_tx_ns = s.r("nic_tx_ns");
+  c.nic_rx_ns = s.r("nic_rx_ns");
+  const std::string pat = s.s("pattern");
+  c.pattern = pat == "permutation" ? Pattern::permutation
+              : pat == "incast"    ? Pattern::incast
+              : pat == "alltoall"  ? Pattern::alltoall
+              : pat == "allreduce" ? Pattern::allreduce
+                                   : Pattern::uniform;
+  c.load = s.r("load");
+  c.dlen_min = static_cast<unsigned>(s.i("dlen_min"));
+  c.dlen_max = static_cast<unsigned>(s.i("dlen_max"));
+  c.bimodal = s.s("size_dist") == "bimodal";
+  c.read_ratio = s.r("read_ratio");
+  c.fan_in = static_cast<unsigned>(s.i("fan_in"));
+  c.chunk_bytes = static_cast<uint32_t>(s.i("chunk_bytes"));
+  c.pending_max = static_cast<unsigned>(s.i("pending_max"));
+  c.rx_credits = static_cast<uint32_t>(s.i("rx_credits"));
+  c.sink_delay = static_cast<unsigned>(s.i("sink_delay"));
+  c.rto = static_cast<uint32_t>(s.i("rto"));
+  c.ack_delay = static_cast<uint32_t>(s.i("ack_delay"));
+  c.nic_buf_cells = static_cast<uint32_t>(s.i("nic_buf_cells"));
+  c.check_frames = s.b("check_frames");
+  c.warmup_cycles = static_cast<uint64_t>(s.i("warmup_cycles"));
+  const unsigned N = c.xpus;
+
+  // Blocks.
+  c.tx_kind.assign(N, Kind::model);
+  c.rx_kind.assign(N, Kind::model);
+  const std::string rtl = s.s("rtl");
+  const Kind rk = s.b("lockstep") ? Kind::lockstep : Kind::rtl;
+  if (rtl != "none") {
+    std::regex item("x([0-9]+)\\.(tx|rx)");
+    for (std::sregex_iterator it(rtl.begin(), rtl.end(), item), end; it != end; ++it) {
+      const unsigned long x = std::stoul((*it)[1].str());
+      if (x >= N)
+        throw core::UsageError(fmt::format("setting 'rtl'={} names XPU {} but xpus={} (allowed: x0..x{})", rtl, x, N, N - 1));
+      ((*it)[2].str() == "tx" ? c.tx_kind : c.rx_kind)[x] = rk;
+    }
+  }
+
+  // Checks that need several settings.
+  if (c.dlen_max > c.tp.max_data)
+    throw core::UsageError(fmt::format("setting 'dlen_max'={} exceeds MaxData={} of sue_config={} (allowed: 0..{})",
+                                       c.dlen_max, c.tp.max_data, c.variant, c.tp.max_data));
+  if (c.dlen_min > c.dlen_max)
+    throw core::UsageError(fmt::format("setting 'dlen_min'={} is above dlen_max={} (allowed: 0..{})", c.dlen_min,
+                                       c.dlen_max, c.dlen_max));
+  if (c.pattern == Pattern::allreduce && c.dlen_max == 0)
+    throw core::UsageError("setting 'dlen_max'=0 with pattern=allreduce: the steps carry data (allowed: 1..256)");
+  if (c.pattern == Pattern::incast && c.fan_in > N - 1)
+    throw core::UsageError(fmt::format("setting 'fan_in'={} needs {} XPUs besides the target but xpus={} (allowed: 0..{})",
+                                       c.fan_in, c.fan_in, N, N - 1));
+  const unsigned Ne = N + (N & 1u);
+  if (c.topology == Topology::mesh && c.instances != Ne - 1)
+    throw core::UsageError(fmt::format("setting 'instances'={} with topology=mesh: every XPU needs one instance per "
+                                       "matching of its {} peers (allowed: instances={} for xpus={})",
+                                       c.instances, N - 1, Ne - 1, N));
+  if (c.topology == Topology::planes && N > sw::kMaxRadix)
+    throw core::UsageError(fmt::format("setting 'xpus'={} needs switches of {} ports but the switch model allows radix "
+                                       "1..{} (allowed: xpus 2..{} with topology=planes)",
+                                       N, N, sw::kMaxRadix, sw::kMaxRadix));
+  if (c.port_gbps > 400 || (c.tp.data_w == 256 && c.tp.num_ports == 1 && c.port_gbps > 409))
+    throw core::UsageError("setting 'port_gbps' above 409.6 Gb/s: one 256-bit beat per 1.6 GHz cycle (allowed: 100|200|400)");
+
+  // NumPeers.
+  bool complete = false;
+  const auto demand = demand_pairs(c, complete);
+  unsigned need = 1;
+  if (c.topology == Topology::mesh)
+    need = 1;
+  else if (complete)
+    need = N - 1;
+  else {
+    std::vector<unsigned> deg(N, 0);
+    for (auto& p : demand) ++deg[p.first], ++deg[p.second];
+    for (unsigned d : deg) need = std::max(need, d);
+  }
+  const unsigned peers = static_cast<unsigned>(s.i("peers"));
+  if (c.any_rtl()) {
+    if (peers && peers != c.tp.num_peers)
+      throw core::UsageError(fmt::format("setting 'peers'={} with RTL blocks: the compiled sue_config={} has NumPeers={} "
+                                         "(allowed: 0 or {})", peers, c.variant, c.tp.num_peers, c.tp.num_peers));
+  } else {
+    // auto: what the XPU with the most partners needs; beyond 16 the pairs are spread over the
+    // instances (1-factorization: ceil((N'-1)/M) matchings per instance).
+    const unsigned per_inst = complete ? (N - 1 + (N & 1u) + c.instances - 1) / c.instances : 16u;
+    c.tp.num_peers = peers ? peers : need <= 16 ? need : std::min(16u, per_inst);
+  }
+  c.rp.num_peers = c.tp.num_peers;
+  for (const char* key : {"qdepth", "window"}) {
+    const unsigned v = static_cast<unsigned>(s.i(key));
+    if (!v) continue;
+    const unsigned compiled = key[0] == 'q' ? c.tp.qdepth : c.tp.window;
+    if (c.any_rtl() && v != compiled)
+      throw core::UsageError(fmt::format("setting '{}'={} with RTL blocks: the compiled sue_config={} has {} (allowed: 0 or {})",
+                                         key, v, c.variant, compiled, compiled));
+    if (v & (v - 1))
+      throw core::UsageError(fmt::format("setting '{}'={} is not a power of 2 (allowed: 1, 2, 4, ..., 256{})", key, v,
+                                         key[0] == 'q' ? ", at least 2" : ""));
+    (key[0] == 'q' ? c.tp.qdepth : c.tp.window) = v;
+    (key[0] == 'q' ? c.rp.qdepth : c.rp.window) = v;
+  }
+  if (std::string e = c.tp.validate(); !e.empty()) throw core::UsageError("sue_config: " + e);
+
+  // Switch per plane.
+  sw::Params& w = c.swp;
+  w.radix = N;
+  w.port_gbps = c.port_gbps;
+  w.lane_gbps = c.port_gbps == 100 ? 100 : 200;
+  w.core_mhz = s.r("core_mhz");
+  w.mtu_bytes = std::max<unsigned>(1088, c.tp.max_pack + 40);
+  w.num_classes = kClasses;
+  w.cbfc_buf_cells = static_cast<uint32_t>(s.i("switch_credits"));
+  w.cbfc_downstream_cells = c.nic_buf_cells;
+  const uint64_t need_cells = static_cast<uint64_t>(N) * kClasses * w.cbfc_buf_cells + static_cast<uint64_t>(N) * w.cells(w.mtu_bytes);
+  const uint64_t mib = static_cast<uint64_t>(s.i("switch_buffer_mib"));
+  w.buffer_bytes = mib ? mib << 20 : std::max<uint64_t>(64ull << 20, ((need_cells * w.flit_bytes >> 20) + 1) << 20);
+  w.seed = seed;
+  w.max_xpus = std::max<uint32_t>(w.max_xpus, N);
+  if (c.topology == Topology::planes)
+    if (std::string e = w.validate(); !e.empty()) throw core::UsageError("switch: " + e);
+  const uint32_t frame_cells = (w.mtu_bytes + 127) / 128;
+  if (c.topology == Topology::mesh && c.nic_buf_cells < frame_cells)
+    throw core::UsageError(fmt::format("setting 'nic_buf_cells'={} is below one largest frame (allowed: {}..32767)",
+                                       c.nic_buf_cells, frame_cells));
+  if (c.topology == Topology::planes && c.nic_buf_cells < frame_cells)
+    throw core::UsageError(fmt::format("setting 'nic_buf_cells'={} is below one largest frame (allowed: {}..32767)",
+                                       c.nic_buf_cells, frame_cells));
+  // The pairs must fit the peer tables (throws the one line).
+  Peering check(c, demand, complete);
+  return c;
+}
+
+namespace {
+
+struct Built {
+  VerilatedContext* ctx = nullptr;
+  std::unique_ptr<Waves> waves;
+  std::unique_ptr<System> sys;
+  std::vector<std::string> desc;  // per XPU with RTL
+};
+
+Built build(const SysConfig& c, const std::string& waves_path) {
+  Built b;
+  const unsigned N = c.xpus, M = c.instances;
+  std::vector<std::unique_ptr<TxBlock>> tx(static_cast<size_t>(N) * M);
+  std::vector<std::unique_ptr<RxBlock>> rx(static_cast<size_t>(N) * M);
+  Waves* w = nullptr;
+  if (c.any_rtl()) {
+    b.ctx = shared_context();
+    b.ctx->assertOn(true);
+    if (!waves_path.empty()) {
+      b.waves = std::make_unique<Waves>();
+      w = b.waves.get();
+    }
+    const sue_tb::TxVariant& tv = *sue_tb::find_tx_variant(c.variant);
+    const sue_tb::RxVariant& rv = *sue_tb::find_rx_variant(c.variant);
+    for (unsigned a = 0; a < N; ++a)
+      for (unsigned m = 0; m < M; ++m) {
+        const size_t i = static_cast<size_t>(a) * M + m;
+        const std::string base = fmt::format("x{}i{}", a, m);
+        if (c.tx_kind[a] != Kind::model) {
+          auto r = sue_tb::make_tx_rtl(tv, b.ctx, base + "_tx", w);
+          tx[i] = c.tx_kind[a] == Kind::lockstep ? sue_tb::make_tx_lockstep(std::move(r), c.tp, base + "_tx") : std::move(r);
+        }
+        if (c.rx_kind[a] != Kind::model) {
+          auto r = sue_tb::make_rx_rtl(rv, b.ctx, base + "_rx", w);
+          rx[i] = c.rx_kind[a] == Kind::lockstep ? sue_tb::make_rx_lockstep(std::move(r), c.rp, base + "_rx") : std::move(r);
+        }
+      }
+    auto kind = [&](Kind k) { return k == Kind::model ? std::string("model") : k == Kind::rtl ? "rtl " + c.variant : "rtl " + c.variant + " + lockstep model"; };
+    for (unsigned a = 0; a < N; ++a)
+      if (c.tx_kind[a] != Kind::model || c.rx_kind[a] != Kind::model)
+        b.desc.push_back(fmt::format("XPU {}: sue_tx {}, sue_rx {}", a, kind(c.tx_kind[a]), kind(c.rx_kind[a])));
+    if (w)
+      if (std::string err = w->open(waves_path); !err.empty()) throw core::UsageError(err);
+  }
+  b.sys = std::make_unique<System>(c, std::move(tx), std::move(rx));
+  if (w) b.sys->set_waves(w);
+  return b;
+}
+
+/// The run: warm-up + traffic cycles (allreduce: until done, at most that), then the drain.
+void run_loop(Built& b, uint64_t traffic, uint64_t drain) {
+  System& sys = *b.sys;
+  const uint64_t stop_at = sys.config().warmup_cycles + traffic;
+  uint64_t stopped = 0;
+  for (;;) {
+    sys.cycle();
+    if (sys.mismatched() || (b.ctx && b.ctx->gotError())) break;
+    const uint64_t n = sys.cycles();
+    if (sys.traffic()) {
+      if (n >= stop_at || sys.figures().ar_done_cycle) {
+        sys.stop_traffic();
+        stopped = n;
+      }
+    } else if (sys.idle() || n >= stopped + drain) {
+      break;
+    }
+  }
+  if (b.waves) b.waves->close();
+}
+
+std::string ns3(double v) { return fmt::format("{:.1f}", v); }
+
+struct Tput {
+  std::vector<double> tx, rx;  // Gb/s per XPU in the window
+  double jain = 1, offered = 0;
+  std::vector<double> plane_gbps;
+  double plane_imbalance = 1;
+};
+
+Tput throughput(const System& sys) {
+  const auto& c = sys.config();
+  const auto& f = sys.figures();
+  Tput t;
+  const uint64_t end = f.win_end ? f.win_end : sys.cycles();
+  const double ns = core::to_ns(static_cast<core::Ps>(end > f.win_start ? end - f.win_start : 1) * c.clock_ps);
+  // Jain over the XPUs that send requests (incast: the fan-in senders, not the target's responses).
+  std::vector<double> senders;
+  const unsigned fan = c.fan_in ? c.fan_in : c.xpus - 1;
+  for (unsigned a = 0; a < sys.xpu_stats().size(); ++a) {
+    const auto& x = sys.xpu_stats()[a];
+    t.tx.push_back(static_cast<double>(x.win_tx_bytes) * 8.0 / ns);
+    t.rx.push_back(static_cast<double>(x.win_rx_bytes) * 8.0 / ns);
+    const bool sender = c.pattern == Pattern::incast ? (a >= 1 && a <= fan) : x.req_issued > 0;
+    if (sender) senders.push_back(t.tx.back());
+  }
+  t.jain = senders.empty() ? 1.0 : core::jain_fairness(senders);
+  t.offered = c.load * c.instances * c.ports() * c.port_gbps;
+  double sum = 0, mx = 0;
+  for (uint64_t bytes : f.plane_bytes_win) {
+    t.plane_gbps.push_back(static_cast<double>(bytes) * 8.0 / ns);
+    sum += t.plane_gbps.back();
+    mx = std::max(mx, t.plane_gbps.back());
+  }
+  if (!t.plane_gbps.empty() && sum > 0) t.plane_imbalance = mx / (sum / static_cast<double>(t.plane_gbps.size()));
+  return t;
+}
+
+nlohmann::json lat_json(const core::Samples& s) {
+  return {{"count", s.count()}, {"min", s.min()}, {"p50", s.percentile(50)}, {"p99", s.percentile(99)}, {"p999", s.percentile(99.9)},
+          {"max", s.max()}};
+}
+
+std::string pattern_name(Pattern p) { return kPatterns[static_cast<size_t>(p)]; }
+
+struct SwTel {
+  double q_p95_kib = 0, q_max_kib = 0;
+  double credit_stall_us = 0, credit_stall_max_us = 0;  // switch egress held by NIC credits: sum, worst port-class
+  uint64_t ecn = 0, pkts = 0, drops_lossless = 0, credit_updates = 0;
+};
+SwTel telemetry(const sw::Switch& s) {
+  SwTel t;
+  const auto sum = s.summary();
+  t.q_p95_kib = sum.q_bytes_p95_max / 1024.0;
+  t.q_max_kib = static_cast<double>(sum.q_bytes_max) / 1024.0;
+  t.ecn = sum.ecn_marks;
+  t.pkts = sum.tx_pkts;
+  t.drops_lossless = sum.drops_lossless;
+  for (unsigned e = 0; e < s.params().radix; ++e)
+    for (unsigned c = 0; c < s.params().num_classes; ++c) {
+      const double us = core::to_ns(s.stats(e, c).credit_stall) / 1000.0;
+      t.credit_stall_us += us;
+      t.credit_stall_max_us = std::max(t.credit_stall_max_us, us);
+      t.credit_updates += s.stats(e, c).credit_updates;
+    }
+  return t;
+}
+
+RunResult run_system(const RunConfig& cfg) {
+  const core::Settings& s = cfg.settings;
+  const SysConfig c = config_from_settings(s, cfg.seed);
+  const uint64_t traffic = cfg.cycles ? cfg.cycles : kCycles;
+  const uint64_t drain = static_cast<uint64_t>(s.i("drain_cycles"));
+  using clk = std::chrono::steady_clock;
+  const auto w0 = clk::now();
+  Built b = build(c, cfg.waves_path);
+  System& sys = *b.sys;
+  run_loop(b, traffic, drain);
+  const double wall = std::chrono::duration<double>(clk::now() - w0).count();
+  const bool drained = sys.idle();
+  sys.finish();
+
+  RunResult r;
+  r.cycles = sys.cycles();
+  r.sim_time = sys.now();
+  nlohmann::json& j = r.json;
+  const auto& f = sys.figures();
+  const auto& sb = sys.scoreboard().counts();
+  const auto& pe = sys.peering();
+  const unsigned N = c.xpus, M = c.instances, P = c.ports();
+  const bool lite = c.tp.lite();
+  using T = sue::TxCnt;
+  using R = sue::RxCnt;
+
+  // ---- header
+  std::string out;
+  out += fmt::format("  {} XPUs x {} SUE instance(s) x {} port(s) of {} Gb/s ({} Gb/s per XPU); sue_config={} ({}, DataW {}, "
+                     "MaxPack {}, QDepth {}, Window {}, NumPeers {}); {} mode\n",
+                     N, M, P, c.port_gbps, M * P * c.port_gbps, c.variant, lite ? "SUE Lite" : "SUE", c.tp.data_w,
+                     c.tp.max_pack, c.tp.qdepth, c.tp.window, c.tp.num_peers, c.strict ? "strict" : "unordered");
+  if (c.topology == Topology::planes)
+    out += fmt::format("  topology planes (figure 1): {} planes, one {}-port switch each (sw::Switch, {} MHz core, 128-B "
+                       "flits, cut-through, 250 ns pin to pin, CBFC: {} credits per NIC per class, NIC buffers {} cells), "
+                       "lookup by AFH destination XPU\n",
+                       c.planes(), N, c.swp.core_mhz, c.swp.cbfc_buf_cells, c.nic_buf_cells);
+  else
+    out += fmt::format("  topology mesh (figure 2): instance m of each XPU cabled to its partner in matching m, {} port(s) in "
+                       "parallel; CBFC NIC to NIC, {} cells per class\n", P, c.nic_buf_cells);
+  out += fmt::format("  peer tables: {}; at most {} peers per XPU{}\n", pe.mode(), pe.max_degree(),
+                     pe.pairs_missing() ? fmt::format(" ({} XPU pairs have no instance in common: NumPeers={} x instances={} "
+                                                      "< {} peers; uniform traffic stays within each XPU's {} peers)",
+                                                      pe.pairs_missing(), c.tp.num_peers, M, N - 1, pe.max_degree())
+                                        : std::string());
+  if (b.desc.empty())
+    out += "  blocks: every sue_tx and sue_rx a C++ model\n";
+  else
+    for (auto& d : b.desc) out += "  blocks: " + d + " (every instance); the others C++ models\n";
+  out += fmt::format("  links: NIC TX {} ns + cable {} ns + NIC RX {} ns; SUE clock 1600 MHz (625 ps); {} traffic cycles ({}), "
+                     "{} in all; wall {:.2f} s\n",
+                     c.nic_tx_ns, c.cable_ns, c.nic_rx_ns, traffic, core::format_time(static_cast<core::Ps>(traffic) * 625),
+                     r.cycles, wall);
+  out += fmt::format("  traffic: pattern {}, load {} per XPU ({:.1f} Gb/s), sizes {}..{} B ({}), read ratio {}{}{}; VC 0 "
+                     "requests, VC 1 responses\n\n",
+                     pattern_name(c.pattern), c.load, c.load * M * P * c.port_gbps, c.dlen_min, c.dlen_max,
+                     c.bimodal ? "bimodal" : "uniform", c.read_ratio,
+                     c.pattern == Pattern::incast ? fmt::format(", fan-in {}", c.fan_in ? c.fan_in : N - 1) : "",
+                     c.pattern == Pattern::allreduce ? fmt::format(", chunk {} B per step", c.chunk_bytes) : "");
+
+  // ---- scoreboard and commands
+  Table tsb(std::string("Scoreboard (exactly once, byte-exact, right XPU") + (c.strict ? ", in order per {src, dst, VC})" : ")"));
+  tsb.header({"expected", "delivered", "lost", "duplicated", "corrupted", "reordered", "unexpected"});
+  tsb.row({std::to_string(sb.expected), std::to_string(sb.matched), std::to_string(sb.lost), std::to_string(sb.duplicated),
+           std::to_string(sb.corrupted), std::to_string(sb.reordered), std::to_string(sb.unexpected)});
+  out += tsb.str() + "\n";
+  uint64_t writes = 0, reads = 0, resps = 0, gen_stall = 0, cstall = 0;
+  for (auto& x : sys.xpu_stats()) {
+    writes += x.writes;
+    reads += x.reads;
+    resps += x.resp_issued;
+    gen_stall += x.gen_stall;
+    cstall += x.credit_stall;
+  }
+  Table tlat("Latency per command, XPU TX interface -> far XPU RX interface (ns)");
+  tlat.header({"VC", "commands", "P50", "P99", "P99.9", "max"});
+  auto lrow = [&](const char* what, const core::Samples& x) {
+    tlat.row({what, std::to_string(x.count()), ns3(x.percentile(50)), ns3(x.percentile(99)), ns3(x.percentile(99.9)),
+              ns3(x.max())});
+  };
+  lrow("0 requests (writes, read requests)", f.lat_req_ns);
+  lrow("1 responses (read responses)", f.lat_resp_ns);
+  lrow("all", sys.scoreboard().latency_ns());
+  out += tlat.str();
+  out += fmt::format("  requests: {} writes, {} reads; {} responses; generator waits {} XPU-cycles, queue-credit waits {} "
+                     "instance-cycles\n\n", writes, reads, resps, gen_stall, cstall);
+
+  // ---- throughput and fairness
+  const Tput tp = throughput(sys);
+  const double win_us = core::to_ns(static_cast<core::Ps>((f.win_end ? f.win_end : sys.cycles()) - f.win_start) * 625) / 1000;
+  Table tx(fmt::format("Throughput per XPU, Gb/s of command bytes (op header + control + data), window of {:.2f} us "
+                       "(offered {:.1f})", win_us, tp.offered));
+  auto mean = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+  };
+  if (N <= 16) {
+    tx.header({"XPU", "sent (delivered)", "received"});
+    for (unsigned a = 0; a < N; ++a) tx.row({std::to_string(a), ns3(tp.tx[a]), ns3(tp.rx[a])});
+  } else {
+    tx.header({"", "min", "mean", "max"});
+    auto mm = [&](const std::vector<double>& v) {
+      return std::vector<std::string>{ns3(*std::min_element(v.begin(), v.end())), ns3(mean(v)),
+                                      ns3(*std::max_element(v.begin(), v.end()))};
+    };
+    auto a = mm(tp.tx), bb = mm(tp.rx);
+    tx.row({"sent (delivered)", a[0], a[1], a[2]});
+    tx.row({"received", bb[0], bb[1], bb[2]});
+  }
+  out += tx.str();
+  out += fmt::format("  Jain fairness over the XPUs that send requests{}: {:.4f}\n", c.pattern == Pattern::incast ? " (the incast senders)" : "", tp.jain);
+  if (!tp.plane_gbps.empty()) {
+    std::string pl;
+    for (size_t k = 0; k < tp.plane_gbps.size() && k < 16; ++k) pl += (k ? ", " : "") + ns3(tp.plane_gbps[k]);
+    out += fmt::format("  planes: wire Gb/s into each plane (every frame with headers, pad, FCS, preamble and IFG; "
+                       "capacity {} Gb/s) {}{}; imbalance (max/mean) {:.3f}\n",
+                       N * c.port_gbps, pl, tp.plane_gbps.size() > 16 ? ", ..." : "", tp.plane_imbalance);
+  }
+  out += "\n";
+
+  // ---- switch telemetry
+  nlohmann::json jsw = nlohmann::json::array();
+  if (!sys.switches().empty()) {
+    Table ts("Switches (whole run): egress queue depth P95 (largest over queues) / max, egress credit stall (waiting for "
+             "NIC credits: sum over port-classes / worst), ECN marks, lossless drops");
+    ts.header({"plane", "packets", "queue P95 KiB", "queue max KiB", "credit stall us (sum / worst)", "ECN marks", "lossless drops"});
+    for (size_t pl = 0; pl < sys.switches().size(); ++pl) {
+      const SwTel t = telemetry(*sys.switches()[pl]);
+      if (pl < 16)
+        ts.row({std::to_string(pl), std::to_string(t.pkts), ns3(t.q_p95_kib), ns3(t.q_max_kib),
+                fmt::format("{:.2f} / {:.2f}", t.credit_stall_us, t.credit_stall_max_us), std::to_string(t.ecn),
+                std::to_string(t.drops_lossless)});
+      jsw.push_back({{"plane", pl}, {"packets", t.pkts}, {"queue_p95_kib", t.q_p95_kib}, {"queue_max_kib", t.q_max_kib},
+                     {"credit_stall_us", t.credit_stall_us}, {"credit_stall_max_us", t.credit_stall_max_us},
+                     {"ecn_marks", t.ecn}, {"lossless_drops", t.drops_lossless}});
+    }
+    out += ts.str();
+  }
+  const double nic_stall_req = core::to_ns(f.nic_credit_stall[0]) / 1000, nic_stall_resp = core::to_ns(f.nic_credit_stall[1]) / 1000;
+  out += fmt::format("  NIC CBFC senders held (gate closed) toward the {}: VC 0 {:.2f} us, VC 1 {:.2f} us summed over {} "
+                     "ports\n",
+                     c.topology == Topology::planes ? "switches" : "peers", nic_stall_req, nic_stall_resp, N * M * P);
+  if (f.late_frames)
+    out += fmt::format("  {} frames entered a switch after their head was due at its lookup stage (the NIC MAC knows a "
+                       "frame's length at its last beat; frames longer than ~(85 ns + cable + NIC PHY) of wire time): up "
+                       "to {:.1f} ns late\n", f.late_frames, core::to_ns(f.late_max));
+  out += fmt::format("  network: {} frames ({} data, {} ACK-only{}), {} wire bytes, {} flit-hops (128-B flits leaving a {}); "
+                     "drops: {} lossless, {} other\n\n",
+                     f.frames, f.data_frames, f.ack_frames, c.check_frames ? "" : ", frame checks off", f.wire_bytes,
+                     f.flit_hops, c.topology == Topology::planes ? "switch port" : "NIC port", f.lossless_drops,
+                     f.other_drops);
+
+  // ---- transport
+  const uint64_t pdus = sys.tx_sum(T::pdus_new);
+  out += fmt::format("Transport (sums over {} NICs): {} PDUs, {:.2f} commands per PDU, {} ACK-only, {} ACKs, {} NACKs, {} "
+                     "go-back-N, {} RTOs, {} retransmitted PDUs; sue_rx: {} accepted, {} out-of-order and {} duplicate "
+                     "drops\n",
+                     N * M, pdus, pdus ? static_cast<double>(sys.tx_sum(T::cmds_sent)) / static_cast<double>(pdus) : 0.0,
+                     sys.tx_sum(T::ack_only), sys.tx_sum(T::ack_sent), sys.tx_sum(T::nack_sent), sys.tx_sum(T::gbn),
+                     sys.tx_sum(T::rto), sys.tx_sum(T::pdus_rtx), sys.rx_sum(lite ? R::lite_ok : R::pdus_ok),
+                     sys.rx_sum(R::drop_psn), sys.rx_sum(R::drop_dup));
+  if (c.pattern == Pattern::allreduce) {
+    const double t_ns = core::to_ns(static_cast<core::Ps>(f.ar_done_cycle) * 625);
+    const double bytes = static_cast<double>(c.chunk_bytes) * N;  // the vector each XPU reduces
+    out += f.ar_done_cycle
+               ? fmt::format("All-reduce: {} steps of {} B done at {:.1f} ns: algorithm bandwidth {:.1f} Gb/s per XPU "
+                             "(vector {} B), bus bandwidth {:.1f} Gb/s\n",
+                             f.ar_steps, c.chunk_bytes, t_ns, bytes * 8 / t_ns, bytes, bytes * 8 / t_ns * f.ar_steps / N)
+               : fmt::format("All-reduce: NOT complete after {} cycles\n", r.cycles);
+    j["allreduce"] = {{"steps", f.ar_steps}, {"done_cycle", f.ar_done_cycle}, {"done_ns", t_ns},
+                      {"algbw_gbps", f.ar_done_cycle ? bytes * 8 / t_ns : 0.0}};
+  }
+
+  // ---- JSON
+  j["xpus"] = N;
+  j["instances"] = M;
+  j["ports"] = P;
+  j["planes"] = c.planes();
+  j["topology"] = c.topology == Topology::planes ? "planes" : "mesh";
+  j["num_peers"] = c.tp.num_peers;
+  j["pairs_missing"] = pe.pairs_missing();
+  j["cycles"] = r.cycles;
+  j["traffic_cycles"] = traffic;
+  j["drained"] = drained;
+  j["wall_s"] = wall;
+  j["scoreboard"] = {{"expected", sb.expected}, {"matched", sb.matched}, {"lost", sb.lost}, {"duplicated", sb.duplicated},
+                     {"corrupted", sb.corrupted}, {"reordered", sb.reordered}, {"unexpected", sb.unexpected}};
+  j["commands"] = {{"writes", writes}, {"reads", reads}, {"responses", resps}, {"issued", sys.issued()},
+                   {"delivered", sys.delivered()}};
+  j["latency_ns"] = {{"requests", lat_json(f.lat_req_ns)}, {"responses", lat_json(f.lat_resp_ns)},
+                     {"all", lat_json(sys.scoreboard().latency_ns())}};
+  j["throughput_gbps"] = {{"sent", tp.tx}, {"received", tp.rx}, {"offered", tp.offered}, {"window_us", win_us}};
+  j["jain"] = tp.jain;
+  j["plane_gbps"] = tp.plane_gbps;
+  j["plane_imbalance"] = tp.plane_imbalance;
+  j["switches"] = jsw;
+  j["nic_credit_stall_us"] = {nic_stall_req, nic_stall_resp};
+  j["frames"] = {{"sent", f.frames}, {"data", f.data_frames}, {"ack_only", f.ack_frames}, {"decode_errors", f.frame_decode_errors},
+                 {"wire_bytes", f.wire_bytes}};
+  j["flit_hops"] = f.flit_hops;
+  j["late_frames"] = {{"count", f.late_frames}, {"max_ns", core::to_ns(f.late_max)}};
+  j["drops"] = {{"lossless", f.lossless_drops}, {"other", f.other_drops}};
+  j["cbfc_errors"] = f.cbfc_errors;
+  nlohmann::json jt, jr;
+  for (unsigned i = 0; i < T::kNum; ++i) jt[sue::tx_counter_name(i)] = sys.tx_sum(i);
+  for (unsigned i = 0; i < R::kNum; ++i) jr[sue::rx_counter_name(i)] = sys.rx_sum(i);
+  j["tx"] = jt;
+  j["rx"] = jr;
+
+  // ---- verdict
+  if (auto m = sys.mismatch()) {
+    r.has_mismatch = true;
+    r.mismatch = *m;
+    r.failures.push_back(fmt::format("lockstep mismatch at cycle {} ({}) in {}: {} rtl={:#x} model={:#x} (seed {})", m->cycle,
+                                     core::format_time(m->time), m->block, m->signal, m->rtl, m->model, cfg.seed));
+    j["mismatch"] = {{"cycle", m->cycle}, {"time_ns", core::to_ns(m->time)}, {"block", m->block}, {"signal", m->signal},
+                     {"rtl", m->rtl}, {"model", m->model}};
+  }
+  const bool rtl_error = b.ctx && b.ctx->gotError();
+  if (rtl_error) r.failures.push_back(fmt::format("RTL assertion failed by cycle {} (see the %Error line above)", sys.cycles()));
+  if (std::string a = sys.model_assertion(); !a.empty()) r.failures.push_back("model assertion: " + a);
+  const bool stopped = r.has_mismatch || rtl_error;
+  if (stopped) {
+    r.failures.push_back(fmt::format("stopped at cycle {}: {} commands were in flight (scoreboard not settled)", sys.cycles(),
+                                     sb.lost));
+  } else {
+    if (!sb.clean()) {
+      r.failures.push_back(fmt::format("scoreboard: {} lost, {} duplicated, {} corrupted, {} reordered, {} unexpected", sb.lost,
+                                       sb.duplicated, sb.corrupted, sb.reordered, sb.unexpected));
+      for (auto& line : sys.scoreboard().errors()) r.failures.push_back("  " + line);
+    }
+    if (!drained)
+      r.failures.push_back(fmt::format("did not settle within drain_cycles={} after the traffic: {}", drain, sys.busy_reason()));
+    if (sys.tx_sum(T::cmds_in) != sys.issued())
+      r.failures.push_back(fmt::format("cmds_in {} (sum over sue_tx) but the XPUs issued {}", sys.tx_sum(T::cmds_in), sys.issued()));
+    if (sys.rx_sum(R::cmds_out) != sys.delivered())
+      r.failures.push_back(fmt::format("cmds_out {} (sum over sue_rx) but the XPUs received {}", sys.rx_sum(R::cmds_out),
+                                       sys.delivered()));
+    if (c.pattern == Pattern::allreduce && !f.ar_done_cycle)
+      r.failures.push_back(fmt::format("all-reduce not complete within {} traffic cycles", traffic));
+  }
+  if (f.lossless_drops || f.other_drops)
+    r.failures.push_back(fmt::format("{} lossless and {} other frames dropped in the switches; first: {}", f.lossless_drops,
+                                     f.other_drops, f.first_drop));
+  if (f.frame_decode_errors)
+    r.failures.push_back(fmt::format("{} frames do not check out; first: {}", f.frame_decode_errors, f.first_decode_error));
+  if (f.misdelivered)
+    r.failures.push_back(fmt::format("{} XPU receive interface violations; first: {}", f.misdelivered, f.first_misdelivery));
+  if (f.cbfc_errors) r.failures.push_back(fmt::format("{} CBFC errors; first: {}", f.cbfc_errors, f.first_cbfc_error));
+  if (std::string e = sys.nic_errors(); !e.empty()) r.failures.push_back(e);
+  if (sb.expected == 0) r.failures.push_back("no command was issued");
+  r.pass = r.failures.empty();
+  if (!r.pass) out += "\n  reproduce: " + reproduce_line(cfg, c.any_rtl()) + "\n";
+  r.summary = out;
+  return r;
+}
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+BenchResult bench(const RunConfig& cfg0) {
+  RunConfig cfg = cfg0;
+  core::Settings& s = cfg.settings;
+  // The bench's system unless the command line says otherwise: 64 XPUs, one instance of 4 x 200G each,
+  // 4 planes of 64-port switches, uniform random at 80 %, all C++ models.
+  const std::vector<std::pair<std::string, std::string>> defaults = {
+      {"xpus", "64"}, {"sue_config", "s4"}, {"port_gbps", "200"}, {"load", "0.8"}, {"pattern", "uniform"},
+      {"warmup_cycles", "2000"}};
+  for (auto& [k, v] : defaults)
+    if (s.is_default(k)) s.set(k, v);
+  const SysConfig c = config_from_settings(s, cfg.seed);
+  const uint64_t cycles = cfg.cycles ? cfg.cycles : 8000;
+  Built b = build(c, "");
+  System& sys = *b.sys;
+  sys.set_profiling(true);
+  // Warm-up (not timed), then the measured window.
+  for (uint64_t i = 0; i < c.warmup_cycles; ++i) sys.cycle();
+  const uint64_t hops0 = sys.figures().flit_hops, cmds0 = sys.delivered();
+  const Profile p0 = sys.profile();
+  using clk = std::chrono::steady_clock;
+  const double cpu0 = cpu_seconds();
+  const auto w0 = clk::now();
+  for (uint64_t i = 0; i < cycles; ++i) sys.cycle();
+  const double wall = std::chrono::duration<double>(clk::now() - w0).count();
+  const double cpu = cpu_seconds() - cpu0;
+  sys.stop_traffic();
+  const uint64_t hops = sys.figures().flit_hops - hops0, cmds = sys.delivered() - cmds0;
+  const double sim_ns = core::to_ns(static_cast<core::Ps>(cycles) * c.clock_ps);
+  const Tput tp = throughput(sys);
+  Profile pr = sys.profile();
+  pr.xpu -= p0.xpu, pr.tx -= p0.tx, pr.rx -= p0.rx, pr.net -= p0.net, pr.sw -= p0.sw;
+  const double tot = pr.xpu + pr.tx + pr.rx + pr.net + pr.sw;
+  auto mean = [](const std::vector<double>& v) {
+    double x = 0;
+    for (double y : v) x += y;
+    return v.empty() ? 0.0 : x / static_cast<double>(v.size());
+  };
+  const auto& sb = sys.scoreboard().counts();
+  const bool clean = sb.duplicated + sb.corrupted + sb.reordered + sb.unexpected == 0 && sys.figures().lossless_drops == 0 &&
+                     sys.figures().frame_decode_errors == 0 && sys.figures().cbfc_errors == 0 && sys.nic_errors().empty();
+
+  Table t(fmt::format("cosim bench system: {} XPUs x {} instance(s) x {} x {}G ({}), {} planes of {}-port switches, {} at load "
+                      "{}, all C++ models, scoreboard{}; seed {}, {} warm-up + {} measured SUE cycles",
+                      c.xpus, c.instances, c.ports(), c.port_gbps, c.variant, c.planes(), c.xpus, pattern_name(c.pattern),
+                      c.load, c.check_frames ? " and frame checks" : "", cfg.seed, c.warmup_cycles, cycles));
+  t.header({"figure", "value"});
+  t.row({"simulated time (measured window)", fmt::format("{:.0f} ns", sim_ns)});
+  t.row({"wall time / CPU time", fmt::format("{:.2f} s / {:.2f} s", wall, cpu)});
+  t.row({"simulated ns per wall-second", fmt::format("{:.0f}", sim_ns / wall)});
+  t.row({"simulated ns per CPU-second", fmt::format("{:.0f}", sim_ns / cpu)});
+  t.row({"SUE cycles per wall-second (whole system)", fmt::format("{:.0f}", static_cast<double>(cycles) / wall)});
+  t.row({"flit-hops (128-B flits out of switch ports)", std::to_string(hops)});
+  t.row({"flit-hops per wall-second", fmt::format("{:.3g}", static_cast<double>(hops) / wall)});
+  t.row({"flit-hops per CPU-second", fmt::format("{:.3g}", static_cast<double>(hops) / cpu)});
+  t.row({"commands delivered / per wall-second", fmt::format("{} / {:.3g}", cmds, static_cast<double>(cmds) / wall)});
+  t.row({"delivered per XPU (mean, Gb/s) / offered", fmt::format("{:.1f} / {:.1f}", mean(tp.rx), tp.offered)});
+  t.row({"Jain over XPUs / plane imbalance", fmt::format("{:.4f} / {:.3f}", tp.jain, tp.plane_imbalance)});
+  t.row({"peak memory", fmt::format("{:.1f} MiB", peak_rss_mib())});
+  t.row({"checks (no duplicate, corruption, reorder, drop, CBFC or frame error)", clean ? "clean" : "ERRORS"});
+  BenchResult r;
+  r.text = t.str();
+  Table tp2("Where the time goes (share of the measured wall time, manual timers around each phase of the loop)");
+  tp2.header({"phase", "s", "share", "per SUE cycle"});
+  auto prow = [&](const char* what, double x) {
+    tp2.row({what, fmt::format("{:.2f}", x), fmt::format("{:.1f}%", tot > 0 ? 100 * x / tot : 0),
+             fmt::format("{:.2f} us", x / static_cast<double>(cycles) * 1e6)});
+  };
+  const double ticks = static_cast<double>(cycles) * c.nics();
+  tp2.row({"sue_tx models (tick)", fmt::format("{:.2f}", pr.tx), fmt::format("{:.1f}%", tot > 0 ? 100 * pr.tx / tot : 0),
+           fmt::format("{:.2f} us ({:.2f} us per tick of {} connections)", pr.tx / static_cast<double>(cycles) * 1e6,
+                       pr.tx / ticks * 1e6, c.tp.nc())});
+  tp2.row({"sue_rx models (tick)", fmt::format("{:.2f}", pr.rx), fmt::format("{:.1f}%", tot > 0 ? 100 * pr.rx / tot : 0),
+           fmt::format("{:.2f} us ({:.2f} us per tick)", pr.rx / static_cast<double>(cycles) * 1e6, pr.rx / ticks * 1e6)});
+  prow("XPU drivers, sinks, scoreboard, CBFC senders", pr.xpu);
+  prow("MACs: frames out (pad, FCS, decode check) and in", pr.net);
+  prow("switches (tick, credits, departures)", pr.sw);
+  r.text += tp2.str();
+  const double fhps = static_cast<double>(hops) / wall;
+  r.text += fmt::format("flit_hops_per_s {:.3g}\n", fhps);
+  r.json = {{"bench", "system"}, {"xpus", c.xpus}, {"instances", c.instances}, {"ports", c.ports()}, {"planes", c.planes()},
+            {"load", c.load}, {"cycles", cycles}, {"warmup_cycles", c.warmup_cycles}, {"sim_ns", sim_ns}, {"wall_s", wall},
+            {"cpu_s", cpu}, {"sim_ns_per_wall_s", sim_ns / wall}, {"sim_ns_per_cpu_s", sim_ns / cpu}, {"flit_hops", hops},
+            {"flit_hops_per_s", fhps}, {"flit_hops_per_cpu_s", static_cast<double>(hops) / cpu},
+            {"commands", cmds}, {"peak_rss_mib", peak_rss_mib()}, {"clean", clean}, {"jain", tp.jain},
+            {"plane_imbalance", tp.plane_imbalance}, {"delivered_gbps_per_xpu", mean(tp.rx)},
+            {"profile_s", {{"tx", pr.tx}, {"rx", pr.rx}, {"xpu", pr.xpu}, {"mac", pr.net}, {"switch", pr.sw}}}};
+  return r;
+}
+
+}  // namespace
+
+Testbench system_testbench() {
+  Testbench t;
+  t.name = "system";
+  t.description = "N XPUs x M SUE instances over switch planes or a mesh: patterns, requests/responses on separate VCs, "
+                  "end-to-end scoreboard, latency, throughput, fairness, plane imbalance, switch telemetry";
+  t.default_cycles = kCycles;
+  t.declare = declare;
+  t.validate = [](const RunConfig& c) { config_from_settings(c.settings, c.seed); };
+  t.run = run_system;
+  t.bench = bench;
+  t.bench_name = "system";
+  t.clock_period = [](const core::Settings&) { return core::Ps{625}; };
+  return t;
+}
+
+}  // namespace tb::system_tb

@@ -1,0 +1,206 @@
+// Multi-XPU system testbench `system` (label `system`, docs/system.md "Test plan"):
+// N XPUs x M SUE instances (C++ models, XPU 0 as RTL in lockstep in one test)
+// over switch planes or a mesh. Every scenario must end with every command
+// delivered exactly once, byte-exact, at the right XPU, in order per {src, dst,
+// VC} in strict mode, no switch drop, no CBFC error, every frame decoding with
+// sue::decode, and the figures the pattern calls for. Each TEST runs in its own
+// process (SystemC elaborates once per process); each takes well under 5 s.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/gtkw_check.hpp"
+#include "common/testbench.hpp"
+#include "core/settings.hpp"
+
+namespace {
+
+tb::RunConfig config(uint64_t seed, uint64_t cycles, const std::vector<std::string>& sets) {
+  const tb::Testbench* t = tb::find_testbench("system");
+  EXPECT_NE(t, nullptr);
+  tb::RunConfig cfg;
+  cfg.testbench = "system";
+  cfg.seed = seed;
+  cfg.cycles = cycles;
+  cfg.settings = tb::default_settings(*t);
+  for (auto& s : sets) cfg.settings.assign(s);
+  return cfg;
+}
+
+tb::RunResult run(uint64_t seed, uint64_t cycles, const std::vector<std::string>& sets, const std::string& waves = "") {
+  tb::RunConfig cfg = config(seed, cycles, sets);
+  cfg.waves_path = waves;
+  return tb::run_testbench(cfg);
+}
+
+uint64_t u(const tb::RunResult& r, const char* a, const char* b) { return r.json[a][b].get<uint64_t>(); }
+
+void expect_clean(const tb::RunResult& r, uint64_t min_cmds) {
+  ASSERT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures.front()) << "\n" << r.summary;
+  EXPECT_FALSE(r.has_mismatch);
+  for (const char* k : {"lost", "duplicated", "corrupted", "reordered", "unexpected"}) EXPECT_EQ(u(r, "scoreboard", k), 0u) << k;
+  EXPECT_GT(u(r, "scoreboard", "matched"), min_cmds);
+  EXPECT_EQ(u(r, "scoreboard", "matched"), u(r, "scoreboard", "expected"));
+  EXPECT_TRUE(r.json["drained"].get<bool>());
+  EXPECT_EQ(u(r, "drops", "lossless"), 0u);
+  EXPECT_EQ(u(r, "drops", "other"), 0u);
+  EXPECT_EQ(r.json["cbfc_errors"].get<uint64_t>(), 0u);
+  EXPECT_EQ(u(r, "frames", "decode_errors"), 0u);
+  EXPECT_EQ(u(r, "tx", "cmds_in"), u(r, "rx", "cmds_out"));
+  EXPECT_EQ(u(r, "tx", "nack_sent"), 0u);  // no faults: nothing to recover
+  EXPECT_EQ(u(r, "rx", "drop_rcrc"), 0u);
+}
+
+double sent(const tb::RunResult& r, unsigned x) { return r.json["throughput_gbps"]["sent"][x].get<double>(); }
+double received(const tb::RunResult& r, unsigned x) { return r.json["throughput_gbps"]["received"][x].get<double>(); }
+
+// Uniform random, 8 XPUs x one 4 x 200G instance over 4 planes of 8-port switches; reads make
+// responses on VC 1, and every read request gets exactly one response.
+TEST(System, UniformPlanesClean) {
+  auto r = run(1, 4000, {"xpus=8", "read_ratio=0.5"});
+  expect_clean(r, 2000);
+  EXPECT_EQ(r.json["planes"].get<unsigned>(), 4u);
+  EXPECT_GT(u(r, "commands", "reads"), 500u);
+  EXPECT_EQ(u(r, "commands", "responses"), u(r, "commands", "reads"));
+  EXPECT_EQ(r.json["latency_ns"]["responses"]["count"].get<uint64_t>(), u(r, "commands", "reads"));
+  EXPECT_GT(r.json["latency_ns"]["requests"]["p50"].get<double>(), 300.0);  // NIC PHYs, cables, 250 ns switch
+  EXPECT_GT(r.json["jain"].get<double>(), 0.95);
+  for (unsigned x = 0; x < 8; ++x) EXPECT_GT(received(r, x), 50.0) << x;
+  EXPECT_GT(r.json["flit_hops"].get<uint64_t>(), 5000u);
+}
+
+// A fixed random derangement: every XPU sends to one XPU and receives from one. One {peer, VC}
+// queue per XPU: QDepth 32 commands held until acknowledged over a ~0.9 us round trip bound each
+// XPU to ~40 Gb/s of 148-byte commands (docs/system.md "Findings").
+TEST(System, PermutationClean) {
+  auto r = run(2, 4000, {"pattern=permutation", "read_ratio=0"});
+  expect_clean(r, 500);
+  for (unsigned x = 0; x < 8; ++x) {
+    EXPECT_GT(sent(r, x), 20.0) << x;
+    EXPECT_GT(received(r, x), 20.0) << x;
+  }
+}
+
+// 7:1 incast into XPU 0 with deep SUE queues (models: QDepth 256, Window 64), unordered (every
+// port) and small switch credits (48 cells per NIC per class): CBFC holds the senders at the
+// switch ingress (NIC gates closed), the switch queues toward XPU 0, nothing is dropped, XPU 0
+// receives what its sue_rx unpacks (one 32-byte row per cycle: <= 409.6 Gb/s), the senders share it.
+TEST(System, IncastSevenToOneLosslessAndFair) {
+  auto r = run(3, 8000, {"pattern=incast", "read_ratio=0", "dlen_min=256", "warmup_cycles=2000", "mode=unordered",
+                         "qdepth=256", "window=64", "switch_credits=48"});
+  expect_clean(r, 1000);
+  EXPECT_GT(received(r, 0), 250.0);
+  EXPECT_LT(received(r, 0), 409.6);
+  for (unsigned x = 1; x < 8; ++x) EXPECT_LT(received(r, x), 1.0) << x;  // nothing but ACKs flow back
+  EXPECT_GT(r.json["jain"].get<double>(), 0.9);
+  EXPECT_GT(r.json["nic_credit_stall_us"][0].get<double>(), 10.0);  // senders held by the switch's credits
+  double qmax = 0;
+  for (auto& s : r.json["switches"]) qmax = std::max(qmax, s["queue_max_kib"].get<double>());
+  EXPECT_GT(qmax, 16.0);  // the incast queues in the switch
+}
+
+// Each XPU cycles over every other; with 2 instances of 1 port and 12 XPUs the pairs are split
+// over the instances by a 1-factorization (NumPeers 6 each): every pair still carries traffic.
+TEST(System, AllToAllOverTwoInstancesClean) {
+  auto r = run(4, 4000, {"pattern=alltoall", "xpus=12", "sue_config=s1", "instances=2", "peers=6", "read_ratio=0.2"});
+  expect_clean(r, 2000);
+  EXPECT_EQ(r.json["planes"].get<unsigned>(), 2u);
+  EXPECT_EQ(r.json["pairs_missing"].get<unsigned>(), 0u);
+  EXPECT_LT(r.json["plane_imbalance"].get<double>(), 1.3);
+}
+
+// Ring all-reduce: 2(N-1) = 14 steps, each 2 KiB per XPU to its successor; a step starts when the
+// predecessor's chunk of the previous step is in. Every step's data arrives, the run ends by itself.
+TEST(System, AllReduceRingCompletes) {
+  auto r = run(5, 40000, {"pattern=allreduce", "chunk_bytes=2048", "dlen_max=256", "mode=unordered"});
+  expect_clean(r, 400);
+  EXPECT_EQ(r.json["allreduce"]["steps"].get<unsigned>(), 14u);
+  EXPECT_GT(r.json["allreduce"]["done_cycle"].get<uint64_t>(), 0u);
+  EXPECT_EQ(u(r, "scoreboard", "matched"), 8u * 14u * 8u);  // 8 XPUs x 14 steps x 2048/256 commands
+  EXPECT_GT(r.json["allreduce"]["algbw_gbps"].get<double>(), 10.0);
+}
+
+// Unordered mode sprays each queue over the least-loaded port: the planes carry the same load.
+TEST(System, UnorderedBalancesPlanes) {
+  auto r = run(6, 4000, {"mode=unordered", "load=0.6"});
+  expect_clean(r, 2000);
+  EXPECT_LT(r.json["plane_imbalance"].get<double>(), 1.05);
+}
+
+// Mesh (figure 2): 6 XPUs, 5 instances each, instance m cabled to the partner of matching m.
+TEST(System, MeshClean) {
+  auto r = run(7, 3000, {"topology=mesh", "xpus=6", "instances=5", "sue_config=s2", "read_ratio=0.3"});
+  expect_clean(r, 2000);
+  EXPECT_EQ(r.json["planes"].get<unsigned>(), 0u);
+  EXPECT_EQ(r.json["switches"].size(), 0u);
+  EXPECT_GT(r.json["flit_hops"].get<uint64_t>(), 1000u);
+  for (unsigned x = 0; x < 6; ++x) EXPECT_GT(received(r, x), 50.0) << x;
+}
+
+// Mixed: XPU 0's sue_tx and sue_rx (every instance) as verilated RTL in lockstep with their models,
+// the other XPUs C++ models. Zero mismatches and a clean scoreboard; the wave holds every signal of
+// waves/system.gtkw.
+TEST(System, MixedRtlLockstepXpu0) {
+  const std::string w = "waves-test/system-8.fst";
+  auto r = run(8, 3000, {"xpus=5", "rtl=x0.tx,x0.rx", "lockstep=true", "read_ratio=0.3"}, w);
+  expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/system.gtkw", w);
+  expect_clean(r, 1000);
+  EXPECT_FALSE(r.json.contains("mismatch"));
+  EXPECT_EQ(r.json["num_peers"].get<unsigned>(), 4u);  // the compiled s4
+  EXPECT_GT(sent(r, 0), 50.0);
+  EXPECT_GT(received(r, 0), 50.0);
+}
+
+// Zero load: a dlen-0 command crosses the TX pipeline (5 cycles), NIC PHY 23 ns, preamble, cable
+// 9.2 ns, switch 250 ns (its grant on the switch's own clock edge), cable, NIC PHY 60 ns, the
+// 64-byte frame's serialization (2.56 ns at 200G) and the RX pipeline (5 cycles): 361.0 ns plus
+// less than one edge of each clock. Both clocks are on one picosecond time line: another switch
+// clock moves the fastest command by less than its period.
+TEST(System, ZeroLoadLatencyOnTwoClocks) {
+  auto lat = [](const std::string& mhz) {
+    auto r = run(9, 20000, {"xpus=2", "load=0.01", "dlen_max=0", "read_ratio=0", "core_mhz=" + mhz});
+    EXPECT_TRUE(r.pass) << r.summary;
+    return r.json["latency_ns"]["requests"]["min"].get<double>();
+  };
+  const double a = lat("1000"), b = lat("800");
+  EXPECT_GE(a, 361.0);
+  EXPECT_LE(a, 361.0 + 0.625 + 1.0);
+  EXPECT_GE(b, 361.0);
+  EXPECT_LE(b, 361.0 + 0.625 + 1.25);
+}
+
+// Same (seed, settings): the same run, bit for bit (wall time aside).
+TEST(System, Reproducible) {
+  auto a = run(10, 2000, {"xpus=6"});
+  auto b = run(10, 2000, {"xpus=6"});
+  a.json.erase("wall_s");
+  b.json.erase("wall_s");
+  EXPECT_EQ(a.json.dump(), b.json.dump());
+}
+
+// Bad settings: one line naming the setting and the allowed values, before anything runs.
+TEST(System, BadSettingsAreOneLine) {
+  auto bad = [](const std::vector<std::string>& sets, const std::string& want) {
+    try {
+      run(1, 1000, sets);
+      ADD_FAILURE() << "no error for " << sets.front();
+    } catch (const core::UsageError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(want), std::string::npos) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      EXPECT_NE(m.find("allowed"), std::string::npos) << m;
+    }
+  };
+  bad({"topology=mesh"}, "'instances'=1 with topology=mesh");
+  bad({"xpus=300"}, "'xpus'=300 needs switches of 300 ports");
+  bad({"rtl=x9.tx"}, "names XPU 9 but xpus=8");
+  bad({"rtl=x0.tx", "peers=8"}, "'peers'=8 with RTL blocks");
+  bad({"pattern=alltoall", "xpus=40", "peers=16"}, "pattern'=alltoall with xpus=40 needs 39 peers");
+  bad({"pattern=incast", "xpus=40", "fan_in=20", "peers=16"}, "talks to 20 XPUs");
+  bad({"dlen_max=300"}, "'dlen_max'=300 exceeds MaxData=256");
+  bad({"pattern=incast", "fan_in=9"}, "'fan_in'=9 needs 9 XPUs");
+  bad({"pattern=ring"}, "'ring' is not a choice");
+}
+
+}  // namespace
