@@ -6,7 +6,7 @@ SEED    ?= 1
 TB      ?= cbfc_link
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps configure build run test nightly lint bench waves sanitize coverage clean help
+.PHONY: all deps configure build run test nightly lint bench waves sanitize coverage area clean help
 
 all: build
 
@@ -18,6 +18,7 @@ help:
 	@echo "make bench    cosim bench cbfc"
 	@echo "make sanitize ASan+UBSan build of the C++ models and their unit tests"
 	@echo "make coverage RTL line/toggle coverage of the block+system tests ($(BUILD)-cov/coverage)"
+	@echo "make area     yosys area of sue_tx + sue_rx, SUE against SUE Lite (AREA_ARGS=--full: RTL default sizes)"
 	@echo "make clean    remove $(BUILD)"
 
 deps:
@@ -56,6 +57,9 @@ sanitize: deps
 
 coverage: deps
 	JOBS=$(JOBS) bash scripts/coverage.sh $(BUILD)-cov
+
+area: deps
+	bash scripts/area.sh --out $(BUILD)/area $(AREA_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-cov

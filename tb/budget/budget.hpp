@@ -4,8 +4,10 @@
 //   SUE TX (parameter) -> link NIC->switch (lnk::Channel, measured) -> switch (sw::Switch,
 //   measured from the stage timestamps) -> link switch->NIC (measured) -> SUE RX (parameter)
 //
-// The SUE NIC RTL does not exist yet: its transmit and receive latencies are named
-// parameters with documented defaults, printed as "parameter, not measured".
+// SUE TX and RX are named parameters with documented defaults, printed as "parameter, not
+// measured" (this command does not simulate the SUE RTL): the pipeline defaults are the RTL's
+// zero-load cycles at its 1.6 GHz clock, measured end to end by `cosim run sue_system`
+// (docs/sue.md "Testbench"); MAC, PCS and PMA stay assumptions.
 // Plain C++ (no SystemC): the tests call run() directly.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -64,17 +66,19 @@ struct Config {
   uint32_t ack_bytes = 64;      ///< the acknowledgment's frame (minimum Ethernet frame)
   unsigned port_gbps = 800;     ///< NIC and switch ports
 
-  // SUE transmit: parameter, not measured (the SUE NIC RTL does not exist yet)
-  double sue_clock_mhz = 1000;        ///< SUE core clock
-  double sue_tx_pipeline_cycles = 40; ///< XPU interface -> MAC: queue, schedule, pack, header build
+  // SUE transmit: parameters. The pipeline defaults are the SUE RTL's zero-load figures,
+  // measured end to end by `cosim run sue_system` (summary "Pipeline cycles", docs/sue.md
+  // "Testbench"): the design clock is 1.6 GHz (docs/sue.md "Clock and rates").
+  double sue_clock_mhz = 1600;        ///< SUE core clock (sue_tx / sue_rx design clock)
+  double sue_tx_pipeline_cycles = 5;  ///< XPU interface -> MAC: command complete -> first beat of its PDU (RTL, zero load)
   double sue_tx_mac_ns = 8;           ///< MAC transmit
   double sue_tx_pcs_ns = 3;           ///< PCS encode (64b/66b -> 256b/257b transcode, scramble)
   double sue_tx_pma_ns = 5;           ///< PMA/SerDes transmit
-  // SUE receive: parameter, not measured
+  // SUE receive: parameters (the pipeline default measured like the TX one)
   double sue_rx_pma_ns = 5;           ///< SerDes/PMA receive (CDR, deserializer)
   double sue_rx_pcs_ns = 5;           ///< PCS receive (alignment, descramble, transcode)
   double sue_rx_mac_ns = 8;           ///< MAC receive, FCS check
-  double sue_rx_pipeline_cycles = 30; ///< MAC -> XPU interface: parse, ordering, delivery
+  double sue_rx_pipeline_cycles = 5;  ///< MAC -> XPU interface: eof beat taken -> first command out (RTL, zero load)
   // FEC: defaults come from fec_table() for `fec`
   double fec_enc_ns = -1;             ///< < 0: fec_table()
   double fec_dec_ns = -1;             ///< < 0: fec_table()

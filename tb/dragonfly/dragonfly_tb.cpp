@@ -43,7 +43,10 @@ void declare(core::Schema& s) {
   s.add_int("max_flits", 16, 1, 64, "largest packet, flits");
   s.add_int("vc_buf_flits", 1100, 1, 32767, "CBFC credits per input port per VC, flits (> 2 x global latency)");
   s.add_int("ugal_threshold", 0, 0, 1000000, "UGAL-L bias toward minimal, flits");
-  s.add_int("par_threshold", 0, 0, 1000000, "PAR bias toward minimal, flits of egress queue");
+  s.add_int("par_threshold", 0, 0, 1000000, "PAR bias toward minimal, flits of the par_signal measure");
+  s.add_choice("par_signal", "queue", {"queue", "credits"},
+               "PAR's congestion estimate per output: queue = flits in this router's egress queue; credits = queue + "
+               "credits in use toward the downstream (its buffer + flits in flight, as UGAL-L)");
   s.add_int("warmup_cycles", 3000, 0, 100000000, "cycles before the measurement window opens");
   s.add_int("drain_cycles", -1, -1, 1000000000,
             "cycles allowed to deliver everything after the window (-1: auto, 100000 + the flits still outstanding)");
@@ -167,7 +170,11 @@ RunResult run(const RunConfig& cfg) {
   r.sim_time = static_cast<core::Ps>(dr.cycles()) * d.router_params().period();
   Table t(fmt::format("dragonfly, routing {}, {} traffic at {:.2f} flits/endpoint/cycle: {} warm-up + {} measured cycles "
                       "(cycle = one flit time = the paper's ns), then drain",
-                      sw::to_string(d.routing), sw::to_string(d.traffic), d.load, warm, window));
+                      d.routing == sw::DfRouting::par
+                          ? fmt::format("par (par_signal {}, par_threshold {})", sw::to_string(d.par_signal),
+                                        d.par_threshold)
+                          : std::string(sw::to_string(d.routing)),
+                      sw::to_string(d.traffic), d.load, warm, window));
   t.header({"metric", "value"});
   t.row({"offered / accepted load, flits/endpoint/cycle", fmt::format("{:.4f} / {:.4f}", s.offered_rate, s.accepted_rate)});
   t.row({"packets offered / delivered in the window", fmt::format("{} / {}", s.offered_pkts, s.delivered_pkts)});
@@ -190,6 +197,10 @@ RunResult run(const RunConfig& cfg) {
                  {"endpoint_cycles", d.endpoint_cycles}, {"router_cycles", d.router_cycles},
                  {"min_flits", d.min_flits}, {"max_flits", d.max_flits}, {"vc_buf_flits", d.vc_buf_flits}};
   j["routing"] = sw::to_string(d.routing);
+  if (d.routing == sw::DfRouting::par) {
+    j["par_signal"] = sw::to_string(d.par_signal);
+    j["par_threshold"] = d.par_threshold;
+  }
   j["traffic"] = sw::to_string(d.traffic);
   j["load"] = d.load;
   j["warmup_cycles"] = warm;
@@ -415,6 +426,9 @@ sw::DragonflyParams params_from_settings(const core::Settings& s, uint64_t seed)
   d.vc_buf_flits = static_cast<unsigned>(s.i("vc_buf_flits"));
   d.ugal_threshold = static_cast<unsigned>(s.i("ugal_threshold"));
   d.par_threshold = static_cast<unsigned>(s.i("par_threshold"));
+  if (!sw::parse_par_signal(s.s("par_signal"), &d.par_signal))
+    throw core::UsageError(fmt::format("setting 'par_signal'='{}' is not a signal (allowed: {})", s.s("par_signal"),
+                                       sw::par_signal_choices()));
   d.scoreboard = s.b("scoreboard");
   d.seed = seed;
   if (std::string err = d.validate(); !err.empty()) throw core::UsageError("setting " + err);

@@ -28,6 +28,10 @@ const std::vector<std::string>& experiment_ids();
 std::vector<std::string> routing_names();
 /// PAR-6/2 when the Dragonfly has it, else UGAL-L.
 std::string default_routing();
+/// PAR's congestion estimate for the reproduction (docs/ordering.md "Reproducing the paper").
+sw::DfParSignal default_par_signal();
+/// PAR's bias toward minimal routes for the reproduction, flits (of the signal's measure).
+unsigned default_par_threshold();
 
 /// Raw command-line values; parse() validates them.
 struct Options {
@@ -36,6 +40,8 @@ struct Options {
   std::string out = "build/reproduce/ordering";  ///< output directory
   std::string seed = "1";
   std::string routing;                           ///< "" = default_routing()
+  std::string par_signal;                        ///< "" = default_par_signal() (PAR only)
+  std::string par_threshold;                     ///< "" = default_par_threshold() (PAR only)
   bool quick = false;
 };
 
@@ -45,6 +51,8 @@ struct Config {
   std::string out_dir = "build/reproduce/ordering";
   uint64_t seed = 1;
   sw::DfRouting routing = sw::DfRouting::ugal;
+  sw::DfParSignal par_signal = sw::DfParSignal::credits;  ///< PAR's congestion estimate (used with routing par)
+  unsigned par_threshold = 0;  ///< PAR's bias toward minimal, flits (11c bursty adds its own bias on top)
   bool plots = true;  ///< write the PNGs with gnuplot
   std::string command_line() const;  ///< the `cosim reproduce ordering ...` that reproduces this
 };

@@ -410,3 +410,20 @@ TEST(Settings, ControlCharactersNeverBreakTheOneLineError) {
   }
 }
 }  // namespace
+
+// Free text that must match a pattern (e.g. sue_system's fail_port=P@cycle).
+TEST(Settings, TextMatchesItsPattern) {
+  Schema sch;
+  sch.add_text("fail_port", "none", "none|[0-3]@[0-9]+", "none|P@cycle", "a port fails");
+  Settings s(sch, "sue_system");
+  EXPECT_EQ(s.s("fail_port"), "none");
+  EXPECT_TRUE(s.is_default("fail_port"));
+  s.assign("fail_port=1@2000");
+  EXPECT_EQ(s.s("fail_port"), "1@2000");
+  EXPECT_EQ(s.to_json()["fail_port"], "1@2000");
+  EXPECT_EQ(s.overrides(), "fail_port=1@2000");
+  EXPECT_EQ(sch.find("fail_port")->allowed(), "none|P@cycle");
+  const std::string msg = usage_error([&] { s.assign("fail_port=5@x"); });
+  EXPECT_EQ(msg, "setting 'fail_port' of sue_system: '5@x' is not of an allowed form (allowed: none|P@cycle)");
+  EXPECT_EQ(s.s("fail_port"), "1@2000");  // unchanged
+}

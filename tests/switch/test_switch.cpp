@@ -88,7 +88,7 @@ TEST(SwitchParams, ValidationNamesFieldAndAllowedValues) {
   EXPECT_EQ(p.validate(), "flit_bytes=100 not allowed (allowed 32|64|128|256|512|1024)");
   p = Params();
   p.radix = 0;
-  EXPECT_EQ(p.validate(), "radix=0 out of range (allowed 1..256)");
+  EXPECT_EQ(p.validate(), "radix=0 out of range (allowed 1..1024)");
   p = Params();
   p.num_classes = 9;
   EXPECT_EQ(p.validate(), "num_classes=9 out of range (allowed 1..8)");
