@@ -34,7 +34,7 @@ namespace sw {
 using core::Ps;
 
 constexpr unsigned kMaxClasses = 8;   ///< traffic classes (802.1p has 8)
-constexpr unsigned kMaxRadix = 256;
+constexpr unsigned kMaxRadix = 1024;
 
 enum class Forwarding : uint8_t { cut_through, store_and_forward };
 enum class FlowControl : uint8_t { cbfc, pfc, none };

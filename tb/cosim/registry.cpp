@@ -7,10 +7,8 @@
 #include "rob/rob_tb.hpp"
 #include "switch/switch_tb.hpp"
 #include "ordering/ordering_tb.hpp"
-#ifdef COSIM_WITH_SUE
 #include "sue/sue_tb.hpp"
 #include "system/system_tb.hpp"
-#endif
 
 namespace tb {
 
@@ -23,10 +21,8 @@ const std::vector<Testbench>& testbenches() {
       switch_tb::incast_testbench(),
       ordering_tb::testbench(),
       dragonfly_tb::testbench(),
-#ifdef COSIM_WITH_SUE
       sue_tb::system_testbench(),
       system_tb::system_testbench(),
-#endif
   };
   return all;
 }

@@ -1323,6 +1323,11 @@ std::string default_routing() {
   return "ugal-l";
 }
 
+// PAR as the paper's simulator ran it (docs/ordering.md "PAR's congestion signal and threshold"):
+// the output credit occupancy of Booksim-style PAR, which reaches the threshold under load
+// without congestion ("buffer levels ... reaching the threshold"); threshold: the 6 x 16-flit
+// packets of Booksim's progressive UGAL, doubled for our hop-weighted comparison (2 : ~4 at the
+// re-evaluating router instead of 1 : 2).
 sw::DfParSignal default_par_signal() { return sw::DfParSignal::credits; }
 unsigned default_par_threshold() { return 192; }
 

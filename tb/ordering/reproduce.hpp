@@ -52,7 +52,7 @@ struct Config {
   uint64_t seed = 1;
   sw::DfRouting routing = sw::DfRouting::ugal;
   sw::DfParSignal par_signal = sw::DfParSignal::credits;  ///< PAR's congestion estimate (used with routing par)
-  unsigned par_threshold = 0;  ///< PAR's bias toward minimal, flits (11c bursty adds its own bias on top)
+  unsigned par_threshold = 192;  ///< PAR's bias toward minimal, flits (= default_par_threshold(); 11c bursty adds 400)
   bool plots = true;  ///< write the PNGs with gnuplot
   std::string command_line() const;  ///< the `cosim reproduce ordering ...` that reproduces this
 };
