@@ -1,4 +1,4 @@
-// `cosim budget`: see budget.hpp and docs/budget.md.
+// `cosim budget`: see budget.hpp and docs/latency-budget.md.
 #include "budget/budget.hpp"
 
 #include <CLI/CLI.hpp>
@@ -56,7 +56,7 @@ bool le(double a, double b) { return a <= b + kEps; }
 
 const std::vector<FecInfo>& fec_table() {
   // Assumptions (the SUE spec gives no FEC latency, section 3.5.4 only ranks RS-272 below
-  // RS-544): docs/budget.md "FEC". rs544_ni totals 42 ns of the 60 ns per-hop PHY latency
+  // RS-544): docs/latency-budget.md "FEC". rs544_ni totals 42 ns of the 60 ns per-hop PHY latency
   // the link model assumes (lnk::kDefaultFecLatencyNs); interleaving adds one more codeword
   // accumulation at 800G (RS-544: 5440 bits / 800 Gb/s = 6.8 ns; RS-272: 3.4 ns).
   static const std::vector<FecInfo> t = {
@@ -381,7 +381,7 @@ Result run(const Config& cfg) {
   r.pass = r.request.pass && r.ack.pass && r.rtt_pass;
   r.notes.push_back(
       "SUE TX/RX are parameters: the pipeline defaults (5 + 5 cycles at 1600 MHz) are the SUE RTL at zero load, measured by "
-      "`cosim run sue_system`; MAC/PCS/PMA are assumptions (docs/budget.md lists every default).");
+      "`cosim run sue_system`; MAC/PCS/PMA are assumptions (docs/latency-budget.md lists every default).");
   r.notes.push_back(
       "FEC latencies are assumptions: the SUE spec (3.5.4) gives none, it only ranks RS-272 below RS-544.");
   r.notes.push_back(
@@ -543,7 +543,7 @@ std::string markdown(const Result& r) {
 // ---------------------------------------------------------------- command line
 
 Command::Command(CLI::App& app) {
-  sub_ = app.add_subcommand("budget", "one-way and round-trip latency against the SUE spec's budget (docs/budget.md)");
+  sub_ = app.add_subcommand("budget", "one-way and round-trip latency against the SUE spec's budget (docs/latency-budget.md)");
   sub_->add_option("--cable", o_.cable, "smf|hcf|twinax (default twinax)");
   sub_->add_option("--length", o_.length, "cable length, m, 0..10 (default 2)");
   sub_->add_option("--fec", o_.fec, "rs544|rs544_ni|rs272|rs272_ni (default rs544, interleaved)");

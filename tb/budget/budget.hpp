@@ -1,5 +1,5 @@
 // `cosim budget`: the one-way and round-trip latency of a SUE command against the
-// SUE specification's budget (appendix A), component by component (docs/budget.md).
+// SUE specification's budget (appendix A), component by component (docs/latency-budget.md).
 //
 //   SUE TX (parameter) -> link NIC->switch (lnk::Channel, measured) -> switch (sw::Switch,
 //   measured from the stage timestamps) -> link switch->NIC (measured) -> SUE RX (parameter)
@@ -41,7 +41,7 @@ struct FecInfo {
   double dec_ns;  ///< FEC decode (codeword accumulation + correction) at the receiver
   const char* what;
 };
-/// The four modes with their documented default latencies (assumptions, docs/budget.md).
+/// The four modes with their documented default latencies (assumptions, docs/latency-budget.md).
 const std::vector<FecInfo>& fec_table();
 const FecInfo& fec_info(Fec f);
 

@@ -74,7 +74,7 @@ struct SysConfig {
   bool strict = true;
   unsigned port_gbps = 200;    ///< 100 | 200 | 400 (a 256-bit beat at 1.6 GHz carries 409.6)
   double cable_ns = 9.2;       ///< one way, each hop (2 m twinax)
-  double nic_tx_ns = 23;       ///< NIC MAC + PCS + PMA + FEC encode (docs/budget.md: 8 + 3 + 5 + 7)
+  double nic_tx_ns = 23;       ///< NIC MAC + PCS + PMA + FEC encode (docs/latency-budget.md: 8 + 3 + 5 + 7)
   double nic_rx_ns = 60;       ///< NIC PMA + PCS + MAC + FEC decode (5 + 5 + 8 + 42)
   sw::Params swp;              ///< every plane's switch (radix = xpus)
   uint32_t nic_buf_cells = 512;  ///< NIC receive buffer per class, 128-byte cells (the credits of its upstream)

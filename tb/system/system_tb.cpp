@@ -40,8 +40,8 @@ void declare(core::Schema& s) {
   s.add_choice("mode", "strict", {"strict", "unordered"}, "cfg_strict_i: strict (order per {src, dst, VC}) or unordered");
   s.add_choice("port_gbps", "200", {"100", "200", "400"}, "NIC and switch port rate, Gb/s");
   s.add_real("cable_ns", 9.2, 0, 1000, "cable delay per hop, ns (9.2 = 2 m twinax)");
-  s.add_real("nic_tx_ns", 23, 0, 1000, "NIC transmit PHY: MAC + PCS + PMA + FEC encode, ns (docs/budget.md)");
-  s.add_real("nic_rx_ns", 60, 0, 1000, "NIC receive PHY: PMA + PCS + MAC + FEC decode, ns (docs/budget.md)");
+  s.add_real("nic_tx_ns", 23, 0, 1000, "NIC transmit PHY: MAC + PCS + PMA + FEC encode, ns (docs/latency-budget.md)");
+  s.add_real("nic_rx_ns", 60, 0, 1000, "NIC receive PHY: PMA + PCS + MAC + FEC decode, ns (docs/latency-budget.md)");
   s.add_real("core_mhz", 1000, 100, 5000, "switch core clock, MHz (128-byte flits: at least port_gbps/1.024)");
   s.add_int("switch_credits", 512, 33, 32767,
             "CBFC credits each switch ingress grants its NIC per class, 128-byte cells (cbfc_buf_cells)");

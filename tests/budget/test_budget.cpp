@@ -1,5 +1,5 @@
 // `cosim budget` (tb/budget): the measured components against the model they measure,
-// the spec's appendix A table, over-budget verdicts and bad input (docs/budget.md "Test plan").
+// the spec's appendix A table, over-budget verdicts and bad input (docs/latency-budget.md "Test plan").
 #include <gtest/gtest.h>
 
 #include <cmath>

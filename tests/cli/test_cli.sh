@@ -227,7 +227,7 @@ hex=$("$COSIM" pdu encode --profile sue_lite --encap afh2_6 --field dst_xpu=0x01
 # a damaged frame names what is wrong, one line, exit 2
 expect_usage "pdu decode bad fcs" "pdu decode: bad_fcs: FCS 0x[0-9a-f]{8} on the wire" -- pdu decode "${hex%??}00"
 
-# cosim budget: latency against the SUE spec's budget (docs/budget.md). Bad input: one line, exit 2.
+# cosim budget: latency against the SUE spec's budget (docs/latency-budget.md). Bad input: one line, exit 2.
 expect_usage "budget bad cable" "--cable 'copper' is not a cable .allowed: smf\|hcf\|twinax" -- budget --cable copper
 expect_usage "budget length above 10 m" "--length 12 is out of range .allowed: 0\.\.10 m" -- budget --length 12
 expect_usage "budget bad fec" "--fec 'rs528' is not a FEC mode .allowed: rs544\|rs544_ni\|rs272\|rs272_ni" -- budget --fec rs528
