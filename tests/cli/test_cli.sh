@@ -79,6 +79,7 @@ if "$COSIM" list | grep -q "^ sue_system"; then
   expect_usage "sue lite rcrc" "'rcrc_corrupt'=0.01 needs the R-CRC" -- run sue_system --set sue_config=lite --set rcrc_corrupt=0.01
   expect_usage "sue cable needs 2 nodes" "'topology'=cable joins exactly 2 nodes" -- \
     run sue_system --set topology=cable --set nodes=3
+  expect_usage "sue bad llr" "'llr'.*'maybe' is not a boolean" -- run sue_system --set llr=maybe
   expect_usage "sue dlen above MaxData" "'dlen_max'=300 exceeds MaxData=256" -- run sue_system --set dlen_max=300
   # a short run passes and reproduces bit for bit
   "$COSIM" run sue_system --seed 5 --cycles 3000 --set drop_prob=0.01 --json sue_a.json >sue_a.txt
