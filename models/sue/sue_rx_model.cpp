@@ -356,6 +356,10 @@ void RxModel::tick(const RxIn& in) {
     if (u.commit) port_[p].rec.push_back(u.rec);
     if (u.accept) exp_[u.c] = (exp_[u.c] + 1) & 0xffff, nacked_[u.c] = 0;
     if (u.nack) nacked_[u.c] = 1;
+    if (u.accept || u.nack) {  // conn_exp_o / conn_nacked_o: only this connection changes
+      out_.conn_exp[u.c] = exp_[u.c];
+      out_.conn_nacked[u.c] = nacked_[u.c];
+    }
   }
 
   // Unpacker
@@ -486,10 +490,6 @@ void RxModel::tick(const RxIn& in) {
       out_.fb[p] = evf[p];
     else
       out_.fb[p].valid = false;
-  }
-  if (!p_.lite()) {
-    out_.conn_exp = exp_;
-    out_.conn_nacked = nacked_;
   }
   out_.cred = cred_;
   out_.err_credit = err_credit_;

@@ -131,14 +131,17 @@ void TxModel::reset(const TxIn& in) {
   cfg_.ack_delay &= 0xffff;
   cfg_.fo_retry &= 0xffffff;
   const unsigned nq = p_.nq(), nc = p_.nc();
-  q_.assign(nq, Queue{});
+  q_.resize(nq);
   for (auto& q : q_) {
     q.slot.assign(p_.qdepth, Slot{});
-    for (auto& s : q.slot) s.data.assign(p_.data_beats() * p_.db(), 0);
     q.acked.assign(p_.qdepth, 0);
+    // Slot data is allocated at the first write to the queue; once allocated, it is zeroed here.
+    if (!q.data.empty()) std::fill(q.data.begin(), q.data.end(), 0);
+    q.head = q.send = q.tail = 0;
   }
-  conn_.assign(p_.lite() ? 0 : nc, Conn{});
-  desc_.assign(p_.lite() ? 0 : nc, std::vector<Desc>(p_.window));
+  const unsigned ncs = p_.lite() ? 0 : nc;
+  conn_.assign(ncs, Conn{});
+  desc_.assign(ncs, std::vector<Desc>(p_.window));
   dead_.fill(false);
   dead_rank_.fill(0);
   out_bytes_.fill(0);
@@ -159,24 +162,63 @@ void TxModel::reset(const TxIn& in) {
   out_.conn_ack_psn.assign(nc, 0);
   out_.conn_inflight.assign(nc, 0);
   out_.conn_state.assign(nc, 0);
+
+  now_ = 0;
+  rto_lb_ = ~0ull;
+  pre_.assign(ncs, Conn{});
+  touched_.assign(ncs, 0);
+  cfl_.assign(ncs, 0);
+  tlist_.clear();
+  tlist_.reserve(ncs);
+  m_rtx_ = m_owe_ = m_unfreed_ = m_busy_ = m_fo_ans_ = m_wait_ = m_mig_ = Mask{};
+  held_.assign(nq, 0);
+  migq_.assign(nq, 0);
+  credit_.assign(nq, 0);
+  sfree_.assign(nq, 0);
+  mrank_.assign(nq, 0);
+  // The peer-table assertion depends on cfg only: the first failing check in the order of the loop.
+  peer_fail_.clear();
+  for (unsigned i = 0; i < p_.num_peers && peer_fail_.empty(); ++i) {
+    if (cfg_.peer_xpuid[i] == cfg_.own_xpuid) {
+      peer_fail_ = "peer table holds the own XPU id";
+      break;
+    }
+    for (unsigned j = 0; j < i; ++j)
+      if (cfg_.peer_xpuid[i] == cfg_.peer_xpuid[j]) {
+        peer_fail_ = "peer table holds a duplicate";
+        break;
+      }
+  }
 }
+
+namespace {
+// Per-edge write flags of a connection (TxModel::cfl_).
+enum : uint8_t { kFlOweW = 1, kFlRtxW = 2, kFlFoAnsW = 4, kFlProgress = 8, kFlGbn = 16 };
+}  // namespace
 
 void TxModel::tick(const TxIn& in) {
   if (!in.rst_n) {
     reset(in);
     return;
   }
+  const uint64_t now = ++now_;
   const unsigned NP = p_.num_ports, NPe = p_.num_peers, QD = p_.qdepth, W = p_.window, DB = p_.db();
   const unsigned NQ = p_.nq(), NC = p_.nc();
+  const unsigned CPP = NPe * 4;  // connections per port
   const bool lite = p_.lite();
   const uint32_t pmask = (2u * QD) - 1;  // queue pointers: QB+1 bits
   const uint32_t smask = QD - 1;
   const uint64_t cmask = p_.cnt_w >= 64 ? ~0ull : ((1ull << p_.cnt_w) - 1);
   const uint32_t rto_max = std::max<uint32_t>(1, cfg_.rto);
   const uint32_t fo_retry_max = std::max<uint32_t>(1, cfg_.fo_retry);
+  const unsigned SB = p_.data_beats() * DB;  // data bytes per slot
   auto cidx = [&](unsigned p, unsigned i, unsigned v) { return (p * NPe + i) * 4 + v; };
+  auto set_rto0 = [&](Conn& x) {  // rto_tmr = 0 at this edge
+    x.rto_start = now;
+    if (now + rto_max < rto_lb_) rto_lb_ = now + rto_max;
+  };
 
-  std::array<uint64_t, TxCnt::kNum> cnt = cnt_;
+  std::array<uint64_t, TxCnt::kNum>& cnt = cnt_;
   auto count = [&](unsigned k, uint64_t n = 1) { cnt[k] = (cnt[k] + n) & cmask; };
 
   // Inputs masked to their port widths.
@@ -186,45 +228,58 @@ void TxModel::tick(const TxIn& in) {
   std::array<bool, kMaxPorts> live{};
   for (unsigned p = 0; p < NP; ++p) live[p] = !dead_[p] && ((port_up >> p) & 1u);
 
-  // Next state.
-  std::vector<Conn> C = conn_;
+  // Pre-edge builder jobs (the slot free reads them) and the slot-free decisions, all on pre-edge
+  // state; applied at the end (after this edge's acked marks, which they follow in the RTL order).
+  std::array<bool, kMaxPorts> busy_q{};
+  std::array<uint32_t, kMaxPorts> jq_q{}, jfirst_q{}, jn_q{};
+  for (unsigned p = 0; p < NP; ++p) {
+    busy_q[p] = bld_[p].busy;
+    jq_q[p] = bld_[p].job.i * 4 + bld_[p].job.v, jfirst_q[p] = bld_[p].job.first, jn_q[p] = bld_[p].job.n_cmd;
+  }
+  for (unsigned q = 0; q < NQ; ++q) {
+    const Queue& Q = q_[q];
+    uint8_t fr = 0;
+    if (Q.head != Q.send && Q.acked[Q.head & smask]) {
+      fr = 1;
+      for (unsigned p = 0; p < NP; ++p)
+        if (busy_q[p] && jq_q[p] == q && ((Q.head - jfirst_q[p]) & smask) < jn_q[p]) fr = 0;
+    }
+    sfree_[q] = fr;
+  }
+
+  // Next state: connections in place (pre() gives the pre-edge values of those written).
   std::array<bool, kMaxPorts> dead = dead_;
   std::array<uint32_t, kMaxPorts> out_bytes = out_bytes_;
-  std::vector<uint8_t> owe_w(C.size(), 0), rtx_w(C.size(), 0), fo_ans_w(C.size(), 0);
-  std::vector<uint8_t> progress(C.size(), 0), gbn_started(C.size(), 0);
 
   auto go_back = [&](unsigned c, uint32_t s) {
-    C[c].rtx_act = true;
-    C[c].rtx_psn = s & 0xffff;
-    C[c].rto_tmr = 0;
-    rtx_w[c] = 1;
+    Conn& x = touch(c);
+    x.rtx_act = true;
+    x.rtx_psn = s & 0xffff;
+    set_rto0(x);
+    cfl_[c] |= kFlRtxW;
     count(TxCnt::gbn);
   };
   // Progress on c to `a` (the new ack_psn) and the go-back-N bookkeeping.
   auto apply_progress = [&](unsigned c, uint32_t a) {
-    Conn& x = C[c];
+    Conn& x = touch(c);
     x.ack_psn = a & 0xffff;
-    progress[c] = 1;
+    cfl_[c] |= kFlProgress;
+    set_rto0(x);  // step 3: progress zeroes rto_tmr
     if (x.rtx_act) {
       const uint32_t d = (x.ack_psn - x.rtx_psn) & 0xffff;
       if (d < 0x8000 && x.ack_psn != x.rtx_psn) {
         x.rtx_psn = x.ack_psn;
-        rtx_w[c] = 1;
+        cfl_[c] |= kFlRtxW;
       }
       if (x.ack_psn == x.npsn) {
         x.rtx_act = false;
-        rtx_w[c] = 1;
+        cfl_[c] |= kFlRtxW;
       }
     }
   };
 
   if (!lite) {
-    // 3. ACK age (before steps 1 and 4, which win).
-    for (unsigned c = 0; c < NC; ++c) {
-      const unsigned p = c / (NPe * 4);
-      if (!live[p]) continue;
-      C[c].owe_age = conn_[c].owe != kOweNoneV ? std::min<uint32_t>(0xffff, conn_[c].owe_age + 1) : 0;
-    }
+    // 3. ACK age: implicit (owe_start), see Conn.
 
     // 1. Feedback, ports in ascending order.
     for (unsigned p = 0; p < NP; ++p) {
@@ -235,18 +290,20 @@ void TxModel::tick(const TxIn& in) {
       if (peer >= NPe) continue;  // no such peer: the event is ignored
       if (live[p]) {
         const unsigned c = cidx(p, peer, vc);
-        Conn& x = C[c];
+        Conn& x = touch(c);
         const uint32_t before = x.owe;
+        bool ow = false;
         if (owe == kOweAck || owe == kOweNack) {
           x.owe = owe;
           x.owe_psn = owe_psn;
-          owe_w[c] = 1;
+          ow = true;
         } else if (owe == kOweDup && x.owe != kOweNackV) {
           x.owe = kOweAckV;
           x.owe_psn = owe_psn;
-          owe_w[c] = 1;
+          ow = true;
         }
-        if (owe_w[c] && before == kOweNoneV) x.owe_age = 0;
+        if (ow) cfl_[c] |= kFlOweW;
+        if ((cfl_[c] & kFlOweW) && before == kOweNoneV) x.owe_start = now;
         const uint32_t o = (x.npsn - x.ack_psn) & 0xffff;
         if (rop == 1) {
           const uint32_t d = (rapsn + 1 - x.ack_psn) & 0xffff;
@@ -258,21 +315,22 @@ void TxModel::tick(const TxIn& in) {
             if (d > 0) apply_progress(c, rapsn);
             if (rapsn != x.npsn) {
               go_back(c, rapsn);
-              gbn_started[c] = 1;
+              cfl_[c] |= kFlGbn;
             }
           }
         }
       }
       if (f < NP && fo == kFoReq) {
         const unsigned c = cidx(f, peer, vc);
-        C[c].fo_ans = true;
-        C[c].fo_ans_psn = owe_psn;
-        fo_ans_w[c] = 1;
+        Conn& x = touch(c);
+        x.fo_ans = true;
+        x.fo_ans_psn = owe_psn;
+        cfl_[c] |= kFlFoAnsW;
       } else if (f < NP && fo == kFoAck) {
         const unsigned c = cidx(f, peer, vc);
-        Conn& x = C[c];
         count(TxCnt::fo_ack_rcvd);
-        if (x.fo_state == kConnWait) {
+        if (conn_[c].fo_state == kConnWait) {
+          Conn& x = touch(c);
           const uint32_t o = (x.npsn - x.ack_psn) & 0xffff;
           const uint32_t d = (rapsn + 1 - x.ack_psn) & 0xffff;
           if (d >= 1 && d <= o) x.ack_psn = (rapsn + 1) & 0xffff;
@@ -286,21 +344,23 @@ void TxModel::tick(const TxIn& in) {
 
   // 2. Port death.
   std::array<bool, kMaxPorts> dies{};
+  bool any_dies = false;
   std::array<uint32_t, kMaxPorts> rank = dead_rank_;
   uint32_t ndead = 0;
   for (unsigned p = 0; p < NP; ++p) ndead += dead_[p];
   for (unsigned p = 0; p < NP; ++p) {
     if (dead_[p] || ((port_up >> p) & 1u)) continue;
     dies[p] = true;
+    any_dies = true;
     dead[p] = true;
     rank[p] = ndead;  // ports that died before this edge
     if (lite) continue;
     for (unsigned i = 0; i < NPe; ++i)
       for (unsigned v = 0; v < 4; ++v) {
-        Conn& x = C[cidx(p, i, v)];
+        Conn& x = touch(cidx(p, i, v));
         x.owe = kOweNoneV;
         x.rtx_act = false;
-        x.rto_tmr = 0;
+        x.rto_start = now;  // not read again: the port is dead until reset
         if (x.ack_psn != x.npsn) {
           x.fo_state = kConnWait;
           x.fo_due = true;
@@ -313,33 +373,50 @@ void TxModel::tick(const TxIn& in) {
 
   // 3. Timers: RTO (live ports), failover retry (WAIT).
   if (!lite) {
-    for (unsigned c = 0; c < NC; ++c) {
-      const unsigned p = c / (NPe * 4);
-      Conn& x = C[c];
-      if (live[p]) {
-        if (x.ack_psn == x.npsn || progress[c] || gbn_started[c]) {
-          x.rto_tmr = 0;
-        } else if (conn_[c].rto_tmr + 1 >= rto_max) {
-          go_back(c, x.ack_psn);
-          count(TxCnt::rto);
-        } else {
-          x.rto_tmr = conn_[c].rto_tmr + 1;
+    // RTO: a connection that counts has rto_tmr = now-1 - rto_start before this edge; it expires when
+    // rto_tmr_q + 1 >= rto_max. Zeroing (idle, progress, go-back-N) is done where it happens: progress
+    // and go-back-N above, an idle connection when its npsn moves (step 4). No connection can expire
+    // before rto_lb_, so the connections are only visited from then on.
+    if (now >= rto_lb_) {
+      uint64_t lb = ~0ull;
+      for (unsigned w = 0; w < 4; ++w)
+        for (uint64_t bits = m_busy_[w]; bits; bits &= bits - 1) {
+          const unsigned c = w * 64 + __builtin_ctzll(bits);
+          if (c >= NC) break;
+          if (!live[c / CPP]) continue;
+          const Conn& x = conn_[c];
+          if (x.ack_psn == x.npsn) continue;  // idle after step 1: rto_tmr = 0 (kept implicitly)
+          if (!(cfl_[c] & (kFlProgress | kFlGbn)) && now - x.rto_start >= rto_max) {
+            go_back(c, x.ack_psn);
+            count(TxCnt::rto);
+          }
+          lb = std::min<uint64_t>(lb, conn_[c].rto_start + rto_max);
         }
-      }
-      if (conn_[c].fo_state == kConnWait) {
-        if (conn_[c].fo_tmr + 1 >= fo_retry_max) {
-          x.fo_due = true;
-          x.fo_tmr = 0;
-        } else {
-          x.fo_tmr = conn_[c].fo_tmr + 1;
+      rto_lb_ = lb;
+    }
+    if (many(m_wait_)) {
+      for (unsigned w = 0; w < 4; ++w)
+        for (uint64_t bits = m_wait_[w]; bits; bits &= bits - 1) {
+          const unsigned c = w * 64 + __builtin_ctzll(bits);
+          const uint32_t tq = pre(c).fo_tmr;
+          Conn& x = touch(c);
+          if (tq + 1 >= fo_retry_max) {
+            x.fo_due = true;
+            x.fo_tmr = 0;
+          } else {
+            x.fo_tmr = tq + 1;
+          }
         }
-      }
     }
   }
 
   // 4. Scheduler: at most one job per edge.
   std::array<bool, kMaxPorts> idle{};
-  for (unsigned p = 0; p < NP; ++p) idle[p] = !bld_[p].busy;
+  bool any_ok_port = false;
+  for (unsigned p = 0; p < NP; ++p) {
+    idle[p] = !bld_[p].busy;
+    any_ok_port = any_ok_port || (live[p] && idle[p]);
+  }
   auto ok = [&](unsigned p, unsigned v) { return live[p] && idle[p] && ((credit_ok >> (p * 4 + v)) & 1u); };
   int fo_port = -1;
   for (unsigned p = 0; p < NP; ++p)
@@ -351,7 +428,7 @@ void TxModel::tick(const TxIn& in) {
   auto cand = [&](unsigned p, unsigned i, unsigned v) {
     if (!ok(p, v)) return false;
     if (lite) return true;
-    const Conn& x = conn_[cidx(p, i, v)];
+    const Conn& x = pre(cidx(p, i, v));
     return !x.rtx_act && ((x.npsn - x.free_psn) & 0xffff) < W;
   };
   auto port_sel = [&](unsigned q) -> int {
@@ -375,16 +452,18 @@ void TxModel::tick(const TxIn& in) {
 
   // held(q): a connection of q waits for its FO-ACK, or dies at this edge with PDUs unacknowledged.
   // Then neither NEW nor MIGRATE of q may start (its oldest PDUs are not settled yet).
-  std::vector<uint8_t> held(NQ, 0), migq(NQ, 0);
-  std::vector<uint32_t> mrank(NQ, 0);  // highest death rank of q's connections in MIGRATE
-  if (!lite) {
+  const bool fo_sets = !lite && (any_dies || many(m_wait_) || many(m_mig_));
+  if (fo_sets) {
+    std::fill(held_.begin(), held_.end(), 0);
+    std::fill(migq_.begin(), migq_.end(), 0);
+    std::fill(mrank_.begin(), mrank_.end(), 0);
     for (unsigned c = 0; c < NC; ++c) {
-      const unsigned p = c / (NPe * 4), q = c % (NPe * 4);
-      const Conn& x = conn_[c];
-      if (x.fo_state == kConnWait || (dies[p] && x.ack_psn != x.npsn)) held[q] = 1;
+      const unsigned p = c / CPP, q = c % CPP;
+      const Conn& x = pre(c);
+      if (x.fo_state == kConnWait || (dies[p] && x.ack_psn != x.npsn)) held_[q] = 1;
       if (x.fo_state == kConnMigrate) {
-        mrank[q] = migq[q] ? std::max(mrank[q], dead_rank_[p]) : dead_rank_[p];
-        migq[q] = 1;
+        mrank_[q] = migq_[q] ? std::max(mrank_[q], dead_rank_[p]) : dead_rank_[p];
+        migq_[q] = 1;
       }
     }
   }
@@ -393,125 +472,139 @@ void TxModel::tick(const TxIn& in) {
   int job_port = -1;
   // Piggyback: the job on connection x takes op/apsn from owe_q and consumes it.
   auto piggyback = [&](unsigned x) {
-    const Conn& o = conn_[x];
+    const Conn& o = pre(x);
     job.op = o.owe == kOweNackV ? 2 : o.owe == kOweAckV ? 1 : 0;
     job.apsn = o.owe == kOweNoneV ? 0 : o.owe_psn;
     if (o.owe == kOweAckV) count(TxCnt::ack_sent);
     if (o.owe == kOweNackV) count(TxCnt::nack_sent);
-    if (!owe_w[x]) {
-      C[x].owe = kOweNoneV;
-      C[x].owe_age = 0;
+    if (!(cfl_[x] & kFlOweW)) {
+      if (o.owe != kOweNoneV || conn_[x].owe != kOweNoneV) touch(x).owe = kOweNoneV;  // owe_age = 0: implicit
     }
   };
-  if (!lite) {
+  auto npsn_inc = [&](unsigned c) {  // npsn + 1 in step 4; an idle connection starts counting from 0
+    Conn& x = touch(c);
+    if (x.ack_psn == x.npsn) set_rto0(x);
+    x.npsn = (x.npsn + 1) & 0xffff;
+  };
+  if (!lite && any_ok_port) {
     // 1. FO-ACK
     if (fo_port >= 0)
-      for (unsigned c = 0; c < NC && job_port < 0; ++c) {
-        const unsigned v = c % 4;
-        if (!conn_[c].fo_ans || !ok(fo_port, v)) continue;
-        job_port = fo_port;
-        job = Job{};
-        job.kind = kJobEmpty, job.i = (c / 4) % NPe, job.v = v, job.op = 1, job.apsn = conn_[c].fo_ans_psn;
-        job.rsvd = 8 | (c / (NPe * 4));
-        if (!fo_ans_w[c]) C[c].fo_ans = false;
-        count(TxCnt::fo_ack_sent);
-      }
+      for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+        for (uint64_t bits = m_fo_ans_[w]; bits && job_port < 0; bits &= bits - 1) {
+          const unsigned c = w * 64 + __builtin_ctzll(bits);
+          const unsigned v = c % 4;
+          if (!pre(c).fo_ans || !ok(fo_port, v)) continue;
+          job_port = fo_port;
+          job = Job{};
+          job.kind = kJobEmpty, job.i = (c / 4) % NPe, job.v = v, job.op = 1, job.apsn = pre(c).fo_ans_psn;
+          job.rsvd = 8 | (c / CPP);
+          if (!(cfl_[c] & kFlFoAnsW)) touch(c).fo_ans = false;
+          count(TxCnt::fo_ack_sent);
+        }
     // 2. FO-REQ
     if (fo_port >= 0)
-      for (unsigned c = 0; c < NC && job_port < 0; ++c) {
-        const unsigned v = c % 4;
-        if (conn_[c].fo_state != kConnWait || !conn_[c].fo_due || !ok(fo_port, v)) continue;
-        job_port = fo_port;
-        job = Job{};
-        job.kind = kJobEmpty, job.i = (c / 4) % NPe, job.v = v, job.rsvd = 8 | (c / (NPe * 4));
-        C[c].fo_due = false;
-        C[c].fo_tmr = 0;
-        count(TxCnt::fo_req_sent);
-      }
+      for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+        for (uint64_t bits = m_wait_[w]; bits && job_port < 0; bits &= bits - 1) {
+          const unsigned c = w * 64 + __builtin_ctzll(bits);
+          const unsigned v = c % 4;
+          if (pre(c).fo_state != kConnWait || !pre(c).fo_due || !ok(fo_port, v)) continue;
+          job_port = fo_port;
+          job = Job{};
+          job.kind = kJobEmpty, job.i = (c / 4) % NPe, job.v = v, job.rsvd = 8 | (c / CPP);
+          Conn& x = touch(c);
+          x.fo_due = false;
+          x.fo_tmr = 0;
+          count(TxCnt::fo_req_sent);
+        }
     // 3. RTX
-    for (unsigned c = 0; c < NC && job_port < 0; ++c) {
-      const unsigned p = c / (NPe * 4), v = c % 4;
-      const Conn& x = conn_[c];
-      if (!x.rtx_act || !ok(p, v)) continue;
-      job_port = p;
-      const Desc& d = desc_[c][x.rtx_psn % W];
-      job = Job{};
-      job.kind = kJobData, job.i = (c / 4) % NPe, job.v = v, job.psn = x.rtx_psn;
-      job.first = d.first, job.n_cmd = d.n, job.p = d.p;
-      piggyback(c);
-      if (!rtx_w[c]) {
-        C[c].rtx_psn = (x.rtx_psn + 1) & 0xffff;
-        if (C[c].rtx_psn == x.npsn) C[c].rtx_act = false;
+    for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+      for (uint64_t bits = m_rtx_[w]; bits && job_port < 0; bits &= bits - 1) {
+        const unsigned c = w * 64 + __builtin_ctzll(bits);
+        const unsigned p = c / CPP, v = c % 4;
+        const Conn& x = pre(c);
+        if (!x.rtx_act || !ok(p, v)) continue;
+        job_port = p;
+        const Desc& d = desc_[c][x.rtx_psn % W];
+        job = Job{};
+        job.kind = kJobData, job.i = (c / 4) % NPe, job.v = v, job.psn = x.rtx_psn;
+        job.first = d.first, job.n_cmd = d.n, job.p = d.p;
+        piggyback(c);
+        if (!(cfl_[c] & kFlRtxW)) {
+          const uint32_t rp = (x.rtx_psn + 1) & 0xffff, np = x.npsn;
+          Conn& y = touch(c);
+          y.rtx_psn = rp;
+          if (rp == np) y.rtx_act = false;
+        }
+        count(TxCnt::pdus_rtx);
       }
-      count(TxCnt::pdus_rtx);
-    }
     // 4. ACK-only
-    for (unsigned c = 0; c < NC && job_port < 0; ++c) {
-      const unsigned p = c / (NPe * 4), v = c % 4;
-      const Conn& x = conn_[c];
-      const bool due = x.owe == kOweNackV || (x.owe == kOweAckV && x.owe_age >= cfg_.ack_delay);
-      if (!live[p] || !due || !ok(p, v)) continue;
-      job_port = p;
-      job = Job{};
-      job.kind = kJobEmpty, job.i = (c / 4) % NPe, job.v = v, job.psn = x.npsn;
-      piggyback(c);
-      count(TxCnt::ack_only);
-    }
+    for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+      for (uint64_t bits = m_owe_[w]; bits && job_port < 0; bits &= bits - 1) {
+        const unsigned c = w * 64 + __builtin_ctzll(bits);
+        const unsigned p = c / CPP, v = c % 4;
+        const Conn& x = pre(c);
+        // owe_age_q = min(0xffff, now-1 - owe_start); ack_delay <= 0xffff
+        const bool due = x.owe == kOweNackV || (x.owe == kOweAckV && now - 1 - x.owe_start >= cfg_.ack_delay);
+        if (!live[p] || !due || !ok(p, v)) continue;
+        job_port = p;
+        job = Job{};
+        job.kind = kJobEmpty, job.i = (c / 4) % NPe, job.v = v, job.psn = x.npsn;
+        piggyback(c);
+        count(TxCnt::ack_only);
+      }
     // 5. MIGRATE
-    for (unsigned c = 0; c < NC && job_port < 0; ++c) {
-      const Conn& x = conn_[c];
-      if (x.fo_state != kConnMigrate) continue;
-      const unsigned i = (c / 4) % NPe, v = c % 4;
-      // the connection whose port died last holds the oldest PDUs of the queue: it goes first
-      if (held[i * 4 + v] || dead_rank_[c / (NPe * 4)] != mrank[i * 4 + v]) continue;
-      const int t = port_sel(i * 4 + v);
-      if (t < 0) continue;
-      job_port = t;
-      const unsigned c2 = cidx(t, i, v);
-      const Desc d = desc_[c][x.mig_psn % W];
-      job = Job{};
-      job.kind = kJobData, job.i = i, job.v = v, job.psn = conn_[c2].npsn;
-      job.first = d.first, job.n_cmd = d.n, job.p = d.p;
-      piggyback(c2);
-      desc_[c2][conn_[c2].npsn % W] = d;  // never a held one (cand: npsn - free_psn < Window)
-      C[c2].npsn = (conn_[c2].npsn + 1) & 0xffff;
-      out_bytes[t] += d.p;
-      C[c].mig_psn = (x.mig_psn + 1) & 0xffff;
-      if (C[c].mig_psn == x.npsn) C[c].fo_state = kConnRetired;
-      count(TxCnt::pdus_mig);
-    }
+    for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+      for (uint64_t bits = m_mig_[w]; bits && job_port < 0; bits &= bits - 1) {
+        const unsigned c = w * 64 + __builtin_ctzll(bits);
+        const Conn& x = pre(c);
+        if (x.fo_state != kConnMigrate) continue;
+        const unsigned i = (c / 4) % NPe, v = c % 4;
+        // the connection whose port died last holds the oldest PDUs of the queue: it goes first
+        if (held_[i * 4 + v] || dead_rank_[c / CPP] != mrank_[i * 4 + v]) continue;
+        const int t = port_sel(i * 4 + v);
+        if (t < 0) continue;
+        job_port = t;
+        const unsigned c2 = cidx(t, i, v);
+        const Desc d = desc_[c][x.mig_psn % W];
+        const uint32_t np2 = pre(c2).npsn;
+        job = Job{};
+        job.kind = kJobData, job.i = i, job.v = v, job.psn = np2;
+        job.first = d.first, job.n_cmd = d.n, job.p = d.p;
+        piggyback(c2);
+        desc_[c2][np2 % W] = d;  // never a held one (cand: npsn - free_psn < Window)
+        npsn_inc(c2);
+        out_bytes[t] += d.p;
+        const uint32_t mp = (x.mig_psn + 1) & 0xffff, np = x.npsn;
+        Conn& y = touch(c);
+        y.mig_psn = mp;
+        if (mp == np) y.fo_state = kConnRetired;
+        count(TxCnt::pdus_mig);
+      }
   }
   // 6. NEW
-  std::vector<uint32_t> send(NQ);
-  for (unsigned q = 0; q < NQ; ++q) send[q] = q_[q].send;
   uint32_t wrr_vc = wrr_vc_, wrr_cnt = wrr_cnt_;
   std::array<uint32_t, 4> rr_peer = rr_peer_;
-  if (job_port < 0) {
-    std::vector<int> sel(NQ, -1);
-    std::vector<uint8_t> startable(NQ, 0);
-    for (unsigned q = 0; q < NQ; ++q) {
-      if (q_[q].send == q_[q].tail) continue;
-      if (held[q] || migq[q]) continue;
-      sel[q] = port_sel(q);
-      startable[q] = sel[q] >= 0;
-    }
-    int vsel = -1, isel = -1;
+  if (job_port < 0 && any_ok_port) {
+    // The first startable queue in WRR-VC order, then RR-peer order (port_sel has no side effects,
+    // so only the queues up to the chosen one are evaluated).
+    auto startable = [&](unsigned q) -> int {
+      if (q_[q].send == q_[q].tail) return -1;
+      if (fo_sets && (held_[q] || migq_[q])) return -1;
+      return port_sel(q);
+    };
+    int vsel = -1, isel = -1, tsel = -1;
     for (unsigned k = 0; k < 4 && vsel < 0; ++k) {
       const unsigned v = (wrr_vc_ + k) % 4;
-      for (unsigned i = 0; i < NPe; ++i)
-        if (startable[i * 4 + v]) {
-          vsel = v;
-          break;
-        }
-    }
-    if (vsel >= 0) {
-      for (unsigned k = 0; k < NPe; ++k) {
-        const unsigned i = (rr_peer_[vsel] + k) % NPe;
-        if (startable[i * 4 + vsel]) {
-          isel = i;
+      for (unsigned k2 = 0; k2 < NPe; ++k2) {
+        const unsigned i = (rr_peer_[v] + k2) % NPe;
+        const int t = startable(i * 4 + v);
+        if (t >= 0) {
+          vsel = v, isel = i, tsel = t;
           break;
         }
       }
+    }
+    if (vsel >= 0) {
       const unsigned v = vsel, i = isel, q = i * 4 + v;
       rr_peer[v] = (i + 1) % NPe;
       const uint32_t n = (v == wrr_vc_) ? wrr_cnt_ + 1 : 1;
@@ -523,7 +616,7 @@ void TxModel::tick(const TxIn& in) {
         wrr_cnt = n;
       }
       // Packing.
-      const Queue& Q = q_[q];
+      Queue& Q = q_[q];
       const uint32_t avail = (Q.tail - Q.send) & pmask;
       uint32_t n_cmd = 0, P = 0;
       for (uint32_t k = 0; k < avail; ++k) {
@@ -532,19 +625,20 @@ void TxModel::tick(const TxIn& in) {
         P += sz;
         ++n_cmd;
       }
-      const unsigned t = sel[q];
+      const unsigned t = tsel;
       job_port = t;
       job = Job{};
       job.kind = kJobData, job.i = i, job.v = v, job.first = Q.send & smask, job.n_cmd = n_cmd, job.p = P;
       if (!lite) {
         const unsigned c = cidx(t, i, v);
-        job.psn = conn_[c].npsn;
+        const uint32_t np = pre(c).npsn;
+        job.psn = np;
         piggyback(c);
-        desc_[c][conn_[c].npsn % W] = Desc{job.first, n_cmd, P};
-        C[c].npsn = (conn_[c].npsn + 1) & 0xffff;
+        desc_[c][np % W] = Desc{job.first, n_cmd, P};
+        npsn_inc(c);
         out_bytes[t] += P;
       }
-      send[q] = (Q.send + n_cmd) & pmask;
+      Q.send = (Q.send + n_cmd) & pmask;  // read later only as the post-edge value
       count(TxCnt::pdus_new);
       count(TxCnt::cmds_sent, n_cmd);
       count(TxCnt::payload_bytes, P - 2 * n_cmd);
@@ -558,62 +652,60 @@ void TxModel::tick(const TxIn& in) {
     if ((out_.mac_tx_eof >> p) & 1u) count(TxCnt::frames_out);
   }
 
-  // 5. Builders (pre-edge builder state; slot memory is not written before step 6).
-  std::vector<std::vector<uint8_t>> acked(NQ);
-  for (unsigned q = 0; q < NQ; ++q) acked[q] = q_[q].acked;
+  // 5. Builders (pre-edge builder state; slot memory is not written before step 6). Each builder
+  // reads only its own pre-edge state, so it is updated in place.
   auto mark_acked = [&](uint32_t q, uint32_t first, uint32_t n) {
-    for (uint32_t k = 0; k < n; ++k) acked[q][(first + k) & smask] = 1;
+    for (uint32_t k = 0; k < n; ++k) q_[q].acked[(first + k) & smask] = 1;
   };
-  std::array<Builder, kMaxPorts> B = bld_;
   const unsigned ACC = p_.acc_bytes();
   for (unsigned p = 0; p < NP; ++p) {
-    Builder& b = B[p];
-    const Builder& bq = bld_[p];
+    Builder& b = bld_[p];
     const bool out_free = !((out_.mac_tx_valid >> p) & 1u) || ((ready >> p) & 1u);
     if (dies[p]) {
-      if (lite && bq.busy) mark_acked(bq.job.i * 4 + bq.job.v, bq.job.first, bq.job.n_cmd);  // lost
+      if (lite && b.busy) mark_acked(b.job.i * 4 + b.job.v, b.job.first, b.job.n_cmd);  // lost
       b.busy = false;
       b.acc_n = 0;
       std::fill(b.acc.begin(), b.acc.end(), 0);
       out_.mac_tx_valid &= ~(1u << p);
       continue;
     }
-    if (!bq.busy) {
+    if (!b.busy) {
       if (out_free) out_.mac_tx_valid &= ~(1u << p);
       continue;
     }
-    const bool all = bq.phase == kPhDone;
+    const uint32_t acc_n_q = b.acc_n, phase_q = b.phase, k_q = b.k, j_q = b.j, crc_q = b.crc;
+    const bool all = phase_q == kPhDone;
     uint32_t take = 0;
-    if (out_free && (bq.acc_n >= 32 || (all && bq.acc_n > 0))) {
-      const uint32_t m = std::min<uint32_t>(32, bq.acc_n);
+    if (out_free && (acc_n_q >= 32 || (all && acc_n_q > 0))) {
+      const uint32_t m = std::min<uint32_t>(32, acc_n_q);
       std::array<uint8_t, 32> beat{};
-      std::copy(bq.acc.begin(), bq.acc.begin() + m, beat.begin());
-      if (lite && bq.first_beat) {
-        const auto& a = bq.acc;
+      std::copy(b.acc.begin(), b.acc.begin() + m, beat.begin());
+      if (lite && b.first_beat) {
+        const auto& a = b.acc;
         beat[1] = a[6], beat[2] = a[7], beat[3] = a[8], beat[4] = a[1], beat[5] = a[2], beat[6] = a[3];
         beat[7] = a[9], beat[8] = a[10], beat[9] = a[11], beat[10] = a[4], beat[11] = a[5];
       }
-      const bool eof = all && bq.acc_n <= 32;
+      const bool eof = all && acc_n_q <= 32;
       if (m != 32 && !eof) fail("nbytes != 32 on a beat that is not eof");
       out_.mac_tx_data[p] = beat;
       out_.mac_tx_valid |= 1u << p;
-      out_.mac_tx_sof = (out_.mac_tx_sof & ~(1u << p)) | (uint32_t(bq.first_beat) << p);
+      out_.mac_tx_sof = (out_.mac_tx_sof & ~(1u << p)) | (uint32_t(b.first_beat) << p);
       out_.mac_tx_eof = (out_.mac_tx_eof & ~(1u << p)) | (uint32_t(eof) << p);
       out_.mac_tx_nbytes[p] = m;
       b.first_beat = false;
       take = m;
       if (eof) {
         b.busy = false;
-        if (lite) mark_acked(bq.job.i * 4 + bq.job.v, bq.job.first, bq.job.n_cmd);
+        if (lite) mark_acked(b.job.i * 4 + b.job.v, b.job.first, b.job.n_cmd);
       }
     } else if (out_free) {
       out_.mac_tx_valid &= ~(1u << p);
     }
     // Next chunk.
     std::array<uint8_t, 64> ch{};
-    uint32_t s = 0, crc_from = 0, nphase = bq.phase, nk = bq.k, nj = bq.j;
+    uint32_t s = 0, crc_from = 0, nphase = phase_q, nk = k_q, nj = j_q;
     bool crc_it = !lite;
-    const Job& J = bq.job;
+    const Job& J = b.job;
     const uint32_t q = J.i * 4 + J.v;
     const Queue& Q = q_[q];
     auto after_cmd = [&](uint32_t k) {  // position after command k's last chunk
@@ -623,7 +715,7 @@ void TxModel::tick(const TxIn& in) {
         nphase = lite ? kPhDone : kPhTrl;
       }
     };
-    switch (bq.phase) {
+    switch (phase_q) {
       case kPhHdr: {
         const uint32_t peer = cfg_.peer_xpuid[J.i], own = cfg_.own_xpuid;
         if (!lite) {
@@ -670,27 +762,31 @@ void TxModel::tick(const TxIn& in) {
         break;
       }
       case kPhOp: {
-        const Slot& sl = Q.slot[(J.first + bq.k) & smask];
-        const uint32_t hdr = (bq.k + 1 == J.n_cmd ? 0x8000u : 0u) | (18 + sl.dlen);
+        const Slot& sl = Q.slot[(J.first + k_q) & smask];
+        const uint32_t hdr = (k_q + 1 == J.n_cmd ? 0x8000u : 0u) | (18 + sl.dlen);
         ch[0] = static_cast<uint8_t>(hdr >> 8), ch[1] = static_cast<uint8_t>(hdr);
         std::copy(sl.ctrl.begin(), sl.ctrl.end(), ch.begin() + 2);
         s = 20;
         if (sl.dlen > 0) {
           nphase = kPhData, nj = 0;
         } else {
-          after_cmd(bq.k);
+          after_cmd(k_q);
         }
         break;
       }
       case kPhData: {
-        const Slot& sl = Q.slot[(J.first + bq.k) & smask];
-        const uint32_t rem = sl.dlen - bq.j * DB;
+        const uint32_t si = (J.first + k_q) & smask;
+        const Slot& sl = Q.slot[si];
+        const uint32_t rem = sl.dlen - j_q * DB;
         s = std::min<uint32_t>(DB, rem);
-        std::copy(sl.data.begin() + bq.j * DB, sl.data.begin() + bq.j * DB + s, ch.begin());
+        if (!Q.data.empty()) {  // never written: zeros (ch is 0)
+          const uint8_t* src = Q.data.data() + size_t(si) * SB + j_q * DB;
+          std::copy(src, src + s, ch.begin());
+        }
         if (rem > DB) {
-          nj = bq.j + 1;
+          nj = j_q + 1;
         } else {
-          after_cmd(bq.k);
+          after_cmd(k_q);
         }
         break;
       }
@@ -700,7 +796,7 @@ void TxModel::tick(const TxIn& in) {
         nphase = lite ? kPhDone : kPhTrl;
         break;
       case kPhTrl: {
-        const uint32_t v = bq.crc ^ 0xffffffffu;
+        const uint32_t v = crc_q ^ 0xffffffffu;
         ch[0] = static_cast<uint8_t>(v >> 24), ch[1] = static_cast<uint8_t>(v >> 16);
         ch[2] = static_cast<uint8_t>(v >> 8), ch[3] = static_cast<uint8_t>(v);
         s = 4;
@@ -711,18 +807,19 @@ void TxModel::tick(const TxIn& in) {
       default:
         break;
     }
-    const uint32_t base = bq.acc_n - take;
-    // Shift out the bytes taken.
-    std::vector<uint8_t> acc(ACC, 0);
-    std::copy(bq.acc.begin() + take, bq.acc.end(), acc.begin());
+    const uint32_t base = acc_n_q - take;
+    // Shift out the bytes taken (bytes >= acc_n stay 0).
+    if (take > 0) {
+      std::copy(b.acc.begin() + take, b.acc.end(), b.acc.begin());
+      std::fill(b.acc.end() - take, b.acc.end(), 0);
+    }
     uint32_t acc_n = base;
     if (s > 0 && base + s <= ACC) {
-      std::copy(ch.begin(), ch.begin() + s, acc.begin() + base);
+      std::copy(ch.begin(), ch.begin() + s, b.acc.begin() + base);
       acc_n = base + s;
-      if (crc_it) b.crc = crc_upd(bq.crc, ch.data() + crc_from, s - crc_from);
+      if (crc_it) b.crc = crc_upd(crc_q, ch.data() + crc_from, s - crc_from);
       b.phase = nphase, b.k = nk, b.j = nj;
     }
-    b.acc = std::move(acc);
     b.acc_n = acc_n;
   }
 
@@ -732,7 +829,7 @@ void TxModel::tick(const TxIn& in) {
     if (!live[p]) fail("a job starts on a dead port");
     if (!((credit_ok >> (p * 4 + job.v)) & 1u)) fail("a job starts without credit_ok");
     if (job.kind == kJobData && (job.n_cmd < 1 || job.p > p_.max_pack)) fail("DATA PDU with n_cmd < 1 or P > MaxPack");
-    Builder& b = B[p];
+    Builder& b = bld_[p];
     b.busy = true;
     b.job = job;
     b.first_beat = true;
@@ -740,17 +837,17 @@ void TxModel::tick(const TxIn& in) {
     b.phase = kPhHdr, b.k = 0, b.j = 0;
   }
 
-  // 6. Ingress.
-  std::vector<uint8_t> credit(NQ, 0);
-  std::vector<uint32_t> tail(NQ);
-  for (unsigned q = 0; q < NQ; ++q) tail[q] = q_[q].tail;
+  // 6. Ingress (pre-edge head/tail; tail is written in place at the end of the step).
+  std::fill(credit_.begin(), credit_.end(), 0);
   {
     const uint32_t valid = in.tx_valid & 3, cyc = in.tx_cycle & 0xf, vc = in.tx_vc & 3, xid = in.tx_xpuid & 0x3ff;
     const uint32_t dlen = (uint32_t(in.tx_control[1]) << 4) | (in.tx_control[2] >> 4);
     Ingress I = in_;
+    int tail_q = -1;  // queue whose tail moves
     auto write_beat = [&](unsigned q, uint32_t beat) {
-      Slot& sl = q_[q].slot[q_[q].tail & smask];
-      std::copy(in.tx_data.begin(), in.tx_data.begin() + DB, sl.data.begin() + beat * DB);
+      Queue& Q = q_[q];
+      if (Q.data.empty()) Q.data.assign(size_t(QD) * SB, 0);
+      std::copy(in.tx_data.begin(), in.tx_data.begin() + DB, Q.data.begin() + size_t(Q.tail & smask) * SB + beat * DB);
     };
     if (!in_.act) {
       if (valid == 1 || valid == 2) {
@@ -786,11 +883,11 @@ void TxModel::tick(const TxIn& in) {
             if (nb >= 1) write_beat(q, 0);
             if (nb <= 1) {
               if (!in.tx_err) {
-                tail[q] = (q_[q].tail + 1) & pmask;
+                tail_q = static_cast<int>(q);
                 count(TxCnt::cmds_in);
               } else {
                 count(TxCnt::cmd_err);
-                credit[q] += 1;
+                credit_[q] += 1;
               }
             } else {
               I.act = true, I.drop = false, I.err = in.tx_err, I.q = q, I.beat = 1, I.nb = nb;
@@ -809,9 +906,9 @@ void TxModel::tick(const TxIn& in) {
           if (!in_.drop) {
             if (I.err) {
               count(TxCnt::cmd_err);
-              credit[in_.q] += 1;
+              credit_[in_.q] += 1;
             } else {
-              tail[in_.q] = (q_[in_.q].tail + 1) & pmask;
+              tail_q = static_cast<int>(in_.q);
               count(TxCnt::cmds_in);
             }
           }
@@ -822,61 +919,53 @@ void TxModel::tick(const TxIn& in) {
         I.act = false;
         count(TxCnt::cmd_bad);
         err_cmd_ = true;
-        if (!in_.drop) credit[in_.q] += 1;
+        if (!in_.drop) credit_[in_.q] += 1;
       }
     }
     in_ = I;
+    if (tail_q >= 0) q_[tail_q].tail = (q_[tail_q].tail + 1) & pmask;
   }
 
-  // 7. Frees: descriptor walker (per port), slot free (per queue).
+  // 7. Frees: descriptor walker (per port, pre-edge free_psn/ack_psn), slot free (per queue).
   if (!lite) {
     for (unsigned p = 0; p < NP; ++p) {
-      for (unsigned i = 0; i < NPe; ++i)
-        for (unsigned v = 0; v < 4; ++v) {
-          const unsigned c = cidx(p, i, v);
-          const Conn& x = conn_[c];
-          if (x.free_psn == x.ack_psn) continue;
-          const Desc& d = desc_[c][x.free_psn % W];
-          mark_acked(i * 4 + v, d.first, d.n);
-          if (out_bytes[p] < d.p) fail("out_bytes underflows");
-          out_bytes[p] -= d.p;
-          C[c].free_psn = (x.free_psn + 1) & 0xffff;
-          goto next_port;
-        }
-    next_port:;
+      const unsigned lo = p * CPP, hi = lo + CPP;
+      int found = -1;
+      for (unsigned w = lo >> 6; w < 4 && w * 64 < hi && found < 0; ++w) {
+        uint64_t bits = m_unfreed_[w];
+        if (w * 64 < lo) bits &= ~0ull << (lo - w * 64);
+        if (!bits) continue;
+        const unsigned c = w * 64 + __builtin_ctzll(bits);
+        if (c < hi) found = static_cast<int>(c);
+      }
+      if (found < 0) continue;
+      const unsigned c = found;
+      const Conn& x = pre(c);
+      if (x.free_psn == x.ack_psn) continue;  // (the set holds exactly these)
+      const uint32_t fp = x.free_psn;
+      const Desc& d = desc_[c][fp % W];
+      mark_acked((c % CPP), d.first, d.n);
+      if (out_bytes[p] < d.p) fail("out_bytes underflows");
+      out_bytes[p] -= d.p;
+      touch(c).free_psn = (fp + 1) & 0xffff;
     }
   }
-  std::vector<uint32_t> head(NQ);
   for (unsigned q = 0; q < NQ; ++q) {
-    const Queue& Q = q_[q];
-    head[q] = Q.head;
-    if (Q.head == Q.send || !Q.acked[Q.head & smask]) continue;
-    bool covered = false;
-    for (unsigned p = 0; p < NP; ++p) {
-      const Builder& b = bld_[p];
-      if (b.busy && b.job.i * 4 + b.job.v == q && ((Q.head - b.job.first) & smask) < b.job.n_cmd) covered = true;
-    }
-    if (covered) continue;
-    acked[q][Q.head & smask] = 0;
-    head[q] = (Q.head + 1) & pmask;
-    credit[q] += 1;
+    if (!sfree_[q]) continue;
+    Queue& Q = q_[q];
+    Q.acked[Q.head & smask] = 0;
+    Q.head = (Q.head + 1) & pmask;
+    credit_[q] += 1;
   }
 
   // Commit.
-  conn_ = std::move(C);
   dead_ = dead;
   dead_rank_ = rank;
   out_bytes_ = out_bytes;
-  bld_ = std::move(B);
   wrr_vc_ = wrr_vc, wrr_cnt_ = wrr_cnt, rr_peer_ = rr_peer;
-  for (unsigned q = 0; q < NQ; ++q) {
-    q_[q].head = head[q], q_[q].send = send[q], q_[q].tail = tail[q];
-    q_[q].acked = std::move(acked[q]);
-  }
-  cnt_ = cnt;
 
   // Registered outputs.
-  out_.tx_credit = credit;
+  std::copy(credit_.begin(), credit_.end(), out_.tx_credit.begin());
   for (unsigned q = 0; q < NQ; ++q) {
     out_.q_count[q] = (q_[q].tail - q_[q].head) & pmask;
     out_.q_unsent[q] = (q_[q].tail - q_[q].send) & pmask;
@@ -884,7 +973,9 @@ void TxModel::tick(const TxIn& in) {
     if (a + b > QD) fail("head <= send <= tail violated");
   }
   if (!lite) {
-    for (unsigned c = 0; c < NC; ++c) {
+    // Only the connections written at this edge change (the others' outputs and checks are as before).
+    std::sort(tlist_.begin(), tlist_.end());
+    for (const uint16_t c : tlist_) {
       const Conn& x = conn_[c];
       out_.conn_npsn[c] = x.npsn;
       out_.conn_ack_psn[c] = x.ack_psn;
@@ -893,7 +984,18 @@ void TxModel::tick(const TxIn& in) {
       out_.conn_state[c] = x.fo_state != kConnLive ? x.fo_state : x.rtx_act ? kConnRtx : kConnLive;
       if (((x.ack_psn - x.free_psn) & 0xffff) > inflight) fail("free_psn <= ack_psn <= npsn violated");
       if (inflight > W) fail("npsn - free_psn > Window");
+      // Connection sets for the next edge.
+      mset(m_rtx_, c, x.rtx_act);
+      mset(m_owe_, c, x.owe != kOweNoneV);
+      mset(m_unfreed_, c, x.free_psn != x.ack_psn);
+      mset(m_busy_, c, x.ack_psn != x.npsn);
+      mset(m_fo_ans_, c, x.fo_ans);
+      mset(m_wait_, c, x.fo_state == kConnWait);
+      mset(m_mig_, c, x.fo_state == kConnMigrate);
+      touched_[c] = 0;
+      cfl_[c] = 0;
     }
+    tlist_.clear();
   }
   out_.port_dead = 0;
   for (unsigned p = 0; p < NP; ++p) {
@@ -903,11 +1005,7 @@ void TxModel::tick(const TxIn& in) {
   out_.err_cmd = err_cmd_, out_.err_dest = err_dest_, out_.err_overflow = err_overflow_;
   out_.err_no_port = err_no_port_;
   out_.cnt = cnt_;
-  for (unsigned i = 0; i < NPe; ++i) {
-    if (cfg_.peer_xpuid[i] == cfg_.own_xpuid) fail("peer table holds the own XPU id");
-    for (unsigned j = 0; j < i; ++j)
-      if (cfg_.peer_xpuid[i] == cfg_.peer_xpuid[j]) fail("peer table holds a duplicate");
-  }
+  if (!peer_fail_.empty()) fail(peer_fail_);
 }
 
 }  // namespace sue

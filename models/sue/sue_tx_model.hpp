@@ -140,10 +140,9 @@ class TxModel {
   const std::string& assertion() const { return assert_; }
 
  private:
-  struct Slot {  // one command slot of a queue
+  struct Slot {  // one command slot of a queue (its data lives in Queue::data)
     std::array<uint8_t, 18> ctrl{};
     uint32_t dlen = 0;
-    std::vector<uint8_t> data;  // data_beats() * DB bytes
   };
   struct Desc {
     uint32_t first = 0, n = 0, p = 0;
@@ -151,13 +150,18 @@ class TxModel {
   struct Queue {
     std::vector<Slot> slot;
     std::vector<uint8_t> acked;
+    std::vector<uint8_t> data;  // QDepth * data_beats() * DB bytes, allocated at the first data write (0 before)
     uint32_t head = 0, send = 0, tail = 0;  // QB+1 bits
   };
   struct Conn {
     uint32_t npsn = 0, ack_psn = 0, free_psn = 0;
     bool rtx_act = false;
-    uint32_t rtx_psn = 0, rto_tmr = 0;
-    uint32_t owe = 0, owe_psn = 0, owe_age = 0;
+    uint32_t rtx_psn = 0;
+    // rto_tmr and owe_age as the edge (now_) at which they were last 0: rto_tmr after edge e is
+    // e - rto_start while the connection counts; owe_age is min(0xffff, e - owe_start) while owe != NONE.
+    uint64_t rto_start = 0;
+    uint32_t owe = 0, owe_psn = 0;
+    uint64_t owe_start = 0;
     uint32_t fo_state = 0;  // 0 LIVE, 2 WAIT, 3 MIGRATE, 4 RETIRED (conn_state_o codes)
     bool fo_due = false;
     uint32_t fo_tmr = 0, mig_psn = 0;
@@ -183,6 +187,21 @@ class TxModel {
   };
   void reset(const TxIn& in);
   void fail(const std::string& what);
+  // Pre-edge view of connection c (conn_ is updated in place; touch() saves the pre-edge copy first).
+  const Conn& pre(unsigned c) const { return touched_[c] ? pre_[c] : conn_[c]; }
+  Conn& touch(unsigned c) {
+    if (!touched_[c]) {
+      touched_[c] = 1;
+      pre_[c] = conn_[c];
+      tlist_.push_back(static_cast<uint16_t>(c));
+    }
+    return conn_[c];
+  }
+  using Mask = std::array<uint64_t, 4>;  // one bit per connection (NC <= 256)
+  static void mset(Mask& m, unsigned c, bool b) {
+    if (b) m[c >> 6] |= 1ull << (c & 63); else m[c >> 6] &= ~(1ull << (c & 63));
+  }
+  static bool many(const Mask& m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
 
   TxParams p_;
   TxCfg cfg_;
@@ -200,6 +219,20 @@ class TxModel {
   std::array<uint64_t, TxCnt::kNum> cnt_{};
   TxOut out_;
   std::string assert_;
+
+  // Speed-ups, none visible at the ports (docs/sue.md: only outputs and their cycle are binding).
+  uint64_t now_ = 0;                  // edges since reset
+  uint64_t rto_lb_ = ~0ull;           // no RTO can expire before this edge
+  std::vector<Conn> pre_;             // pre-edge copies of the connections written this edge
+  std::vector<uint8_t> touched_;      // [c]: pre_[c] holds the pre-edge copy
+  std::vector<uint8_t> cfl_;          // [c]: per-edge write flags (touched connections only)
+  std::vector<uint16_t> tlist_;       // touched connections
+  // Connection sets, pre-edge (updated at the end of every edge for the touched connections).
+  Mask m_rtx_{}, m_owe_{}, m_unfreed_{}, m_busy_{}, m_fo_ans_{}, m_wait_{}, m_mig_{};
+  // Per-queue scratch.
+  std::vector<uint8_t> held_, migq_, credit_, sfree_;
+  std::vector<uint32_t> mrank_;
+  std::string peer_fail_;             // the peer-table assertion (cfg is sampled at reset only)
 };
 
 }  // namespace sue

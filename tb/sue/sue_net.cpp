@@ -57,6 +57,7 @@ Net::Net(const NetConfig& cfg) : cfg_(cfg), rng_corrupt_(cfg.seed, "sue.net.corr
         down_[p][n] = new_hop(fmt::format("sue.faults.n{}p{}.down", n, p));
         ports_[n][p].out = up_[p][n];
         ports_[n][p].in = down_[p][n];
+        if (cfg_.llr) new_llr(up_[p][n], down_[p][n], fmt::format("sue.llr.n{}p{}", n, p));  // A = node, B = switch
       }
   } else {
     for (unsigned p = 0; p < cfg_.ports; ++p)
@@ -65,6 +66,46 @@ Net::Net(const NetConfig& cfg) : cfg_(cfg), rng_corrupt_(cfg.seed, "sue.net.corr
         ports_[n][p].out = h;
         ports_[1 - n][p].in = h;
       }
+    if (cfg_.llr)
+      for (unsigned p = 0; p < cfg_.ports; ++p)
+        new_llr(ports_[0][p].out, ports_[1][p].out, fmt::format("sue.llr.cable.p{}", p));  // A = node 0, B = node 1
+  }
+}
+
+void Net::new_llr(Hop* ab, Hop* ba, const std::string& stream) {
+  sw::LlrLinkParams lp;
+  lp.wire = cfg_.link;
+  lp.faults = cfg_.faults;
+  lp.period = cfg_.clock_ps;
+  lp.eligible_classes = 0xff;  // every VC is lossless (CBFC): every frame is kept and replayed
+  lp.llr.buf_log2 = 7;
+  lp.cfg.frames_max = 127;
+  lp.cfg.bytes_max = 1u << 18;
+  // Replay timer: well above one round trip (two flights, a longest frame each way, ACK spacing).
+  const core::Ps rtt = 2 * cfg_.link.flight() + 2 * cfg_.link.serialization(4200) + 64 * cfg_.clock_ps;
+  lp.cfg.replay_timer = static_cast<uint32_t>(std::max<core::Ps>(1000, 2 * rtt / cfg_.clock_ps));
+  Llr l;
+  l.link = std::make_unique<sw::LlrLink>(lp, cfg_.seed, stream);
+  l.ab = ab;
+  l.ba = ba;
+  ab->llr = ba->llr = l.link.get();
+  ab->side = sw::LlrLink::A;
+  ba->side = sw::LlrLink::B;
+  llr_.push_back(std::move(l));
+}
+
+void Net::step_llr(core::Ps t) {
+  for (auto& l : llr_) {
+    if (l.ab->dead || l.ba->dead) continue;
+    l.link->edge(t);
+    for (auto [to, h] : {std::pair{sw::LlrLink::B, l.ab}, std::pair{sw::LlrLink::A, l.ba}}) {
+      for (const auto& d : l.link->delivered(to)) {
+        if (h->pend.empty() || h->pend.front() != d.p.id) throw std::logic_error("sue net: LLR delivered out of order");
+        h->pend.pop_front();
+        h->dlv.push_back(d.p.id);
+      }
+      if (!l.link->lost(to).empty()) throw std::logic_error("sue net: LLR lost a frame of a lossless class");
+    }
   }
 }
 
@@ -72,7 +113,7 @@ Net::Hop* Net::new_hop(const std::string& stream) {
   lnk::Params lp = cfg_.link;
   hops_.push_back(std::make_unique<Hop>(cp_, lp));
   Hop* h = hops_.back().get();
-  if (cfg_.faults.any()) {
+  if (cfg_.faults.any() && !cfg_.llr) {
     h->faults = std::make_unique<lnk::FaultInjector>(cfg_.faults, cfg_.seed, stream);
     h->data.attach(h->faults.get());
   }
@@ -113,6 +154,15 @@ void Net::send(Hop& h, WireFrame&& f, core::Ps t_start) {
   if (h.dead) {
     ++st_.frames_lost_dead;
     lose(wid);
+    return;
+  }
+  if (h.llr) {  // the LLR TX of the sending side takes it when its FIFO and replay buffer allow
+    sw::Packet pk;
+    pk.id = wid;
+    pk.bytes = len;
+    pk.cls = static_cast<uint8_t>(vc);
+    h.llr->offer(h.side, pk);
+    h.pend.push_back(wid);
     return;
   }
   lnk::Frame lf;
@@ -169,6 +219,16 @@ void Net::corrupt_after_fcs(WireFrame& f) {
 }
 
 void Net::arrivals(Hop& h, core::Ps t, const std::function<void(WireFrame&, const InRec&)>& got) {
+  if (h.llr) {  // delivered by the LLR RX: whole, FCS good, in order
+    while (!h.dlv.empty()) {
+      const uint64_t wid = h.dlv.front();
+      h.dlv.pop_front();
+      WireFrame& f = frames_.at(wid);
+      h.in.push_back({wid, t - ser(f.bytes.size()), true});
+      got(f, h.in.back());
+    }
+    return;
+  }
   lnk::Item item;
   while (h.data.receive(t, item)) {
     if (h.dead) continue;  // lost with the plane
@@ -214,6 +274,7 @@ void Net::present(Port& pt, core::Ps t) {
 void Net::prepare(uint64_t c, core::Ps t) {
   cycle_ = c;
   const core::Ps P = cfg_.clock_ps;
+  step_llr(t);
   // Arrivals at the receiving end of every hop.
   if (cfg_.use_switch) {
     for (unsigned p = 0; p < cfg_.ports; ++p)
@@ -247,7 +308,7 @@ void Net::prepare(uint64_t c, core::Ps t) {
       for (unsigned d = 0; d < cfg_.nodes; ++d) {
         Hop& h = *down_[p][d];
         Egress& e = egress_[p][d];
-        if (h.dead || h.data.wire_free_at() >= t + P) continue;
+        if (h.dead || (h.llr ? !h.llr->can_take(h.side) : h.data.wire_free_at() >= t + P)) continue;
         for (unsigned i = 0; i < kVcs; ++i) {
           const unsigned v = (e.rr + i) % kVcs;
           if (e.q[v].empty() || e.q[v].front().second > t || !((h.fc.txo.elig >> v) & 1u)) continue;
@@ -277,6 +338,7 @@ void Net::prepare(uint64_t c, core::Ps t) {
       present(pt, t);
       pt.tx.bucket = std::min(pt.tx.bucket + bytes_per_cycle_, static_cast<double>(kBeatBytes));
       pt.tx.ready = pt.tx.bucket > 0 && !plane_dead_[p];
+      if (pt.out->llr && pt.out->llr->queued(pt.out->side) >= 2) pt.tx.ready = false;  // the MAC TX FIFO before the LLR
       if (c >= cfg_.reset_cycles + 2)
         for (unsigned v = 0; v < kVcs; ++v)
           if (!credit_ok(n, p, v) && !plane_dead_[p]) ++credit_stall_;
@@ -405,6 +467,13 @@ void Net::fail_plane(unsigned p) {
   auto kill = [&](Hop* h) {
     if (!h) return;
     h->dead = true;
+    for (auto* q : {&h->pend, &h->dlv}) {  // held by the LLR of the failed plane
+      for (uint64_t wid : *q) {
+        ++st_.frames_lost_dead;
+        lose(wid);
+      }
+      q->clear();
+    }
     while (!h->in.empty()) {
       ++st_.frames_lost_dead;
       lose(h->in.front().wid);
@@ -433,7 +502,7 @@ void Net::fail_plane(unsigned p) {
 
 bool Net::empty() const {
   for (auto& h : hops_)
-    if (!h->dead && (!h->in.empty() || h->data.in_flight())) return false;
+    if (!h->dead && (!h->in.empty() || h->data.in_flight() || !h->pend.empty() || !h->dlv.empty())) return false;
   for (auto& pl : egress_)
     for (auto& e : pl)
       for (auto& q : e.q)
@@ -457,6 +526,31 @@ lnk::FaultInjector::Stats Net::fault_stats() const {
       s.ctl_corrupted += x.ctl_corrupted;
       s.ctl_delayed += x.ctl_delayed;
       s.lost_link_down += x.lost_link_down;
+    }
+  for (auto& l : llr_)
+    for (auto side : {sw::LlrLink::A, sw::LlrLink::B}) {
+      const sw::LinkStats x = l.link->stats(side);
+      s.frames += x.frames + x.frames_replayed;
+      s.frames_dropped += x.dropped_frames;
+      s.frames_corrupted += x.bad_frames;
+    }
+  return s;
+}
+
+LlrStats Net::llr_stats() const {
+  LlrStats s;
+  for (auto& l : llr_)
+    for (auto side : {sw::LlrLink::A, sw::LlrLink::B}) {
+      const sw::LinkStats x = l.link->stats(side);
+      ++s.links;
+      s.frames += x.frames;
+      s.frames_replayed += x.frames_replayed;
+      s.replays += x.replays;
+      s.nacks += x.nacks;
+      s.bad_frames += x.bad_frames;
+      s.dropped_frames += x.dropped_frames;
+      s.flushes += x.flushes;
+      s.buf_frames_max = std::max(s.buf_frames_max, x.buf_frames_max);
     }
   return s;
 }

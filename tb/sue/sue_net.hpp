@@ -8,7 +8,10 @@
 // per VC), CBFC per VC on every hop (cbfc::TxModel at the sender gates frames,
 // cbfc::RxModel at the receiver returns credits over the reverse direction),
 // corruption after the FCS check that only the R-CRC can catch, and the failure
-// of a whole plane. docs/sue.md "Testbench".
+// of a whole plane. With `llr` every hop is a sw::LlrLink (link layer retry:
+// an llr::Model at each end, the faults on its wires, FCS-bad and dropped frames
+// replayed below SUE; the frame bytes stay in the side table keyed by the token).
+// docs/sue.md "Testbench".
 #pragma once
 #include <array>
 #include <cstdint>
@@ -25,6 +28,7 @@
 #include "link/faults.hpp"
 #include "link/link.hpp"
 #include "sue/encap.hpp"
+#include "switch/llr_link.hpp"
 
 namespace tb::sue_tb {
 
@@ -54,6 +58,14 @@ struct NetConfig {
   uint32_t cbfc_refresh = 1024;
   uint64_t seed = 1;
   unsigned reset_cycles = 4;
+  bool llr = false;            ///< every hop through link layer retry (sw::LlrLink)
+};
+
+/// LLR figures summed over every link direction (sw::LinkStats).
+struct LlrStats {
+  uint64_t links = 0, frames = 0, frames_replayed = 0, replays = 0, nacks = 0, bad_frames = 0, dropped_frames = 0,
+           flushes = 0;
+  uint32_t buf_frames_max = 0;
 };
 
 /// A frame on the wire: bytes with pad and FCS.
@@ -114,6 +126,8 @@ class Net {
   uint64_t port_frames(unsigned n, unsigned p) const { return ports_[n][p].frames; }
   /// Injector figures summed over every channel.
   lnk::FaultInjector::Stats fault_stats() const;
+  /// LLR figures (all zero without `llr`).
+  LlrStats llr_stats() const;
   const NetConfig& config() const { return cfg_; }
   /// Header byte offsets of the encapsulation.
   unsigned dst_of(const sue::Bytes& b) const;
@@ -152,6 +166,16 @@ class Net {
     std::deque<InRec> in;
     Cbfc fc;
     bool dead = false;
+    // With LLR: the link and the side that sends on this hop, the tokens (frame ids) handed
+    // to it and not yet delivered (in order), and those delivered by the last edge.
+    sw::LlrLink* llr = nullptr;
+    sw::LlrLink::Side side = sw::LlrLink::A;
+    std::deque<uint64_t> pend, dlv;
+  };
+  struct Llr {
+    std::unique_ptr<sw::LlrLink> link;
+    Hop* ab = nullptr;  ///< sent by side A
+    Hop* ba = nullptr;  ///< sent by side B
   };
   struct MacTx {
     double bucket = 0;
@@ -183,6 +207,7 @@ class Net {
   cbfc::RxCfg rxcfg_;
   double bytes_per_cycle_ = 0;
   std::vector<std::unique_ptr<Hop>> hops_;
+  std::vector<Llr> llr_;
   std::vector<std::vector<Port>> ports_;  ///< [node][port]
   std::vector<std::vector<Hop*>> up_, down_;  ///< switch: [plane][node]
   std::vector<std::vector<Egress>> egress_;   ///< switch: [plane][node]
@@ -196,6 +221,8 @@ class Net {
   uint64_t credit_stall_ = 0;
 
   Hop* new_hop(const std::string& stream);
+  void new_llr(Hop* ab, Hop* ba, const std::string& stream);
+  void step_llr(core::Ps t);
   void send(Hop& h, WireFrame&& f, core::Ps t_start);
   void arrivals(Hop& h, core::Ps t, const std::function<void(WireFrame&, const InRec&)>& got);
   void lose(uint64_t wid);

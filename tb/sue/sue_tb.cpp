@@ -94,6 +94,8 @@ void declare(core::Schema& s) {
   s.add_real("drop_prob", 0, 0, 0.5, "each frame lost on each link with this probability");
   s.add_int("drop_frame", -1, -1, 1000000000, "drop this frame index on every link (-1: none)");
   s.add_real("ber", 0, 0, 1e-3, "bit error rate on every link: the frame fails its FCS at the receiving MAC");
+  s.add_bool("llr", false, "link layer retry on every hop (node <-> switch, cable): FCS-bad and dropped frames are replayed "
+             "by LLR below SUE; corruption after the FCS check still needs the R-CRC");
   s.add_real("rcrc_corrupt", 0, 0, 0.5,
              "per frame: a bit flipped after the FCS check (in the switch, or the receiving MAC with a cable), FCS "
              "recomputed: only the R-CRC catches it (SUE only)");
@@ -144,6 +146,7 @@ EnvConfig env_from_settings(const core::Settings& s, uint64_t seed) {
   n.faults.ber = s.r("ber");
   if (s.i("drop_frame") >= 0) n.faults.drop_frames.push_back(static_cast<uint64_t>(s.i("drop_frame")));
   n.rcrc_corrupt = s.r("rcrc_corrupt");
+  n.llr = s.b("llr");
   n.cbfc_buffer_bytes = static_cast<uint32_t>(s.i("cbfc_buffer_kib")) * 1024u;
   n.seed = seed;
   n.reset_cycles = e.reset_cycles;
@@ -381,10 +384,12 @@ RunResult run_system(const RunConfig& cfg) {
                      "CBFC {} KiB per VC per hop\n",
                      e.load, e.dlen_min, e.dlen_max, e.bimodal ? "bimodal" : "uniform", e.pattern, e.vcs, e.rx_credits,
                      e.net.cbfc_buffer_bytes / 1024);
-  out += fmt::format("  faults: drop_prob {}, drop_frame {}, ber {}, rcrc_corrupt {}, fail_port {}{}\n\n", e.net.faults.drop_prob,
-                     s.i("drop_frame"), e.net.faults.ber, e.net.rcrc_corrupt, s.s("fail_port"),
-                     lite && has_faults(e) ? " (SUE Lite has no recovery in this testbench: commands of lost frames are "
-                                             "accounted as discarded)" : "");
+  const bool lite_loses = lite && has_faults(e) && !e.net.llr;
+  out += fmt::format("  faults: drop_prob {}, drop_frame {}, ber {}, rcrc_corrupt {}, fail_port {}; llr {}{}\n\n",
+                     e.net.faults.drop_prob, s.i("drop_frame"), e.net.faults.ber, e.net.rcrc_corrupt, s.s("fail_port"),
+                     e.net.llr ? "on every hop" : "off",
+                     lite_loses ? " (SUE Lite has no recovery of its own: commands of lost frames are accounted as "
+                                  "discarded; llr=true repairs wire faults)" : "");
 
   // ---- commands and scoreboard
   Table tcmd("Commands (XPU to XPU)");
@@ -459,6 +464,12 @@ RunResult run_system(const RunConfig& cfg) {
                      ns.frames_sent, fig.data_frames, fig.ack_frames, fig.fo_req_frames, fig.fo_ack_frames,
                      fig.frame_decode_errors, ns.frames_lost_link, ns.frames_fcs_bad, ns.frames_rcrc_corrupted,
                      ns.frames_lost_dead, net.credit_stall_cycles(), fig.rx_backpressure);
+  const auto ls = net.llr_stats();
+  if (e.net.llr)
+    out += fmt::format("LLR ({} link directions): {} frames sent, {} replayed in {} replays; {} NACKs; {} FCS-bad and {} "
+                       "dropped frames repaired below SUE; {} flushes; replay buffer max {} frames\n",
+                       ls.links, ls.frames, ls.frames_replayed, ls.replays, ls.nacks, ls.bad_frames, ls.dropped_frames,
+                       ls.flushes, ls.buf_frames_max);
   Table tport("Throughput per port: wire Gb/s during traffic (all frames incl. pad, FCS, preamble+IPG), frames in the whole run");
   std::vector<std::string> hdr = {"node"};
   for (unsigned p = 0; p < NP; ++p) hdr.push_back(fmt::format("port {}", p));
@@ -511,6 +522,9 @@ RunResult run_system(const RunConfig& cfg) {
                  {"fo_req", fig.fo_req_frames},    {"fo_ack", fig.fo_ack_frames},      {"decode_errors", fig.frame_decode_errors},
                  {"lost_link", ns.frames_lost_link}, {"fcs_bad", ns.frames_fcs_bad},   {"rcrc_corrupted", ns.frames_rcrc_corrupted},
                  {"lost_dead", ns.frames_lost_dead}, {"wire_bytes", ns.wire_bytes}};
+  j["llr"] = {{"on", e.net.llr},           {"frames", ls.frames},         {"frames_replayed", ls.frames_replayed},
+              {"replays", ls.replays},      {"nacks", ls.nacks},           {"bad_frames", ls.bad_frames},
+              {"dropped_frames", ls.dropped_frames}, {"flushes", ls.flushes}};
   j["faults"] = {{"frames", fs.frames}, {"dropped", fs.frames_dropped}, {"corrupted", fs.frames_corrupted}};
   j["ports"] = jports;
   j["lite_lost_cmds"] = fig.lite_lost_cmds;

@@ -166,3 +166,30 @@ TEST(SueSystem, ZeroLoadPipelineAndWaves) {
 }
 
 }  // namespace
+
+// SUE Lite's reliability comes from LLR only: with llr=true, bit errors and drops on
+// the wire are replayed below SUE, every command arrives exactly once, nothing discarded.
+TEST(SueSystem, LiteOverLlrNoLoss) {
+  auto r = run(3, 20000, {"sue_config=lite", "llr=true", "ber=2e-6", "drop_prob=0.01"});
+  expect_clean(r);
+  EXPECT_EQ(sb(r, "discarded"), 0u);
+  EXPECT_EQ(r.json["lite_lost_cmds"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["llr"]["replays"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["llr"]["frames_replayed"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["llr"]["bad_frames"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["llr"]["dropped_frames"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r.json["llr"]["flushes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(rx(r, "drop_mac"), 0u);  // no FCS-bad frame reaches sue_rx
+}
+
+// SUE over LLR with wire bit errors (same seed and rate as S1BitErrors, which without
+// LLR needs 100+ retransmitted PDUs): LLR repairs every FCS error, SUE never retransmits.
+TEST(SueSystem, S1OverLlrNoSueRetransmits) {
+  auto r = run(2, 20000, {"sue_config=s1", "nodes=2", "ber=2e-6", "llr=true"});
+  expect_clean(r);
+  expect_no_recovery(r);
+  EXPECT_EQ(tx(r, "rto"), 0u);
+  EXPECT_GT(r.json["llr"]["bad_frames"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["llr"]["replays"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r.json["llr"]["flushes"].get<uint64_t>(), 0u);
+}
