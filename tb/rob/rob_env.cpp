@@ -11,6 +11,7 @@ System::System(const EnvConfig& cfg, std::unique_ptr<RobBlock> blk, Waves* waves
       blk_(std::move(blk)),
       waves_(waves),
       rng_(cfg.seed, "rob.traffic"),
+      fin_rng_(cfg.seed, "rob.early_fin"),
       sb_("rob scoreboard", true),
       reset_left_(cfg.reset_cycles) {
   lock_ = dynamic_cast<LockstepRob*>(blk_.get());
@@ -44,6 +45,15 @@ void System::start_stream(unsigned s, unsigned k) {
   st.tokens.resize(cfg_.stream_len);
   st.sent_at.resize(cfg_.stream_len);
   by_conn_[{so.id, st.cid}] = {s, k};
+}
+
+void System::end_stream(unsigned s, unsigned k) {
+  if (traffic_) {
+    start_stream(s, k);
+  } else {
+    src_[s].streams[k].active = false;
+    by_conn_.erase({src_[s].id, src_[s].streams[k].cid});
+  }
 }
 
 uint32_t System::index_of(const Stream& st, uint32_t seq) const {
@@ -81,6 +91,7 @@ void System::send(Source& so, Stream& st, uint32_t index, bool again) {
   if (!p.fin && cfg_.p_dup > 0 && rng_.chance(cfg_.p_dup)) {
     net_.push({cycle_ + delay(), net_order_++, p});
     ++st.in_network;
+    ++st.dups;
     ++st_.dup_injected;
   }
   so.link_free = cycle_ + cfg_.flits;
@@ -120,9 +131,23 @@ void System::cycle() {
         if (c == by_conn_.end() || src_[c->second.first].streams[c->second.second].no != no) {
           error(fmt::format("release of src {} cid {} seq {} matches no open stream", o.rel_src, o.rel_cid, o.rel_seq));
         } else {
-          const Stream& st = src_[c->second.first].streams[c->second.second];
+          Stream& st = src_[c->second.first].streams[c->second.second];
           st_.latency_cycles.add(static_cast<double>(cycle_ - st.sent_at[index]));
           acks_.push_back({cycle_ + cfg_.ack_latency, c->second});
+          ++st.released;
+          if (st.closed) {
+            error(fmt::format("release of src {} cid {} seq {} after its connection closed", o.rel_src, o.rel_cid, o.rel_seq));
+          } else if (st.closing && st.released == st.next) {
+            // The last held REQ of a connection closed by an early FIN: the
+            // same edge frees the connection entry (no arrival is taken in a
+            // release-chain edge, so conns_o drops by exactly one).
+            if (o.conns + 1 != conns_before_)
+              error(fmt::format("src {} cid {}: last held REQ released after FIN_DONE but the connection did not close "
+                                "(conns {} -> {})", o.rel_src, o.rel_cid, conns_before_, o.conns));
+            else
+              ++st_.delayed_closes;
+            st.closed = true;
+          }
         }
       }
     }
@@ -131,8 +156,18 @@ void System::cycle() {
       ++st_.resp[o.resp_kind & 7];
       auto c = by_conn_.find({o.resp_src, o.resp_cid});
       switch (o.resp_kind) {
-        case rob::kDelivered:
-        case rob::kHeld: break;
+        case rob::kDelivered: break;
+        case rob::kHeld:
+          // The last REQ of the transfer is held, so the connection stays open
+          // until it is released, whatever is still in the network or waits
+          // for a resend below it: the source may send its FIN now.
+          if (c != by_conn_.end() && cfg_.early_fin > 0) {
+            Stream& st = src_[c->second.first].streams[c->second.second];
+            if (st.next == cfg_.stream_len && !st.fin_sent && st.dups == 0 &&
+                index_of(st, o.resp_seq) == cfg_.stream_len - 1 && fin_rng_.chance(cfg_.early_fin))
+              st.early_fin_due = true;
+          }
+          break;
         case rob::kDuplicate:
           if (cfg_.p_dup == 0) error(fmt::format("DUPLICATE for src {} cid {} seq {} without duplicates in the network",
                                                  o.resp_src, o.resp_cid, o.resp_seq));
@@ -150,11 +185,17 @@ void System::cycle() {
         case rob::kFinDone:
           if (c != by_conn_.end()) {
             ++st_.streams_done;
-            if (traffic_) {
-              start_stream(c->second.first, c->second.second);
+            Stream& st = src_[c->second.first].streams[c->second.second];
+            if (st.released < st.next) {
+              // FIN while REQs are held: the block marks the connection
+              // closing; the held REQs must still be released in order, then
+              // the connection closes (checked at the last release).
+              st.closing = true;
+              ++st_.fin_while_held;
+            } else if (st.acked < st.next) {
+              st.closed = true;  // all released, ACKs still on the way: restart when they are in
             } else {
-              src_[c->second.first].streams[c->second.second].active = false;
-              by_conn_.erase(c);
+              end_stream(c->second.first, c->second.second);
             }
           }
           break;
@@ -170,6 +211,7 @@ void System::cycle() {
       Stream& st = src_[s].streams[k];
       ++st.acked;
       --st.outstanding;
+      if (st.closed && st.acked == st.next) end_stream(s, k);
     }
     // Network -> target port (one packet per `flits` cycles) -> block.
     while (!net_.empty() && net_.top().arrive <= cycle_) {
@@ -209,6 +251,11 @@ void System::cycle() {
           st.resend.pop_front();
           send(so, st, idx, true);
           sent = true;
+        } else if (st.early_fin_due && !st.fin_sent) {
+          send(so, st, cfg_.stream_len, false);  // early FIN (setting early_fin)
+          st.fin_sent = true;
+          ++st_.early_fins;
+          sent = true;
         } else if (traffic_ && st.next < cfg_.stream_len && st.outstanding < cfg_.max_outstanding) {
           send(so, st, st.next++, false);
           sent = true;
@@ -230,6 +277,7 @@ void System::cycle() {
     }
   }
   blk_->drive(in);
+  conns_before_ = out_.conns;
   if (waves_) waves_->dump(t - cfg_.clock_ps / 2);
   if (lock_) lock_->set_time(cycle_, t);
   blk_->posedge();

@@ -41,6 +41,7 @@ struct EnvConfig {
   double p_dup = 0.0;            ///< the network duplicates a REQ
   uint32_t retry = 300;          ///< cycles before a rejected REQ is sent again
   uint32_t ack_latency = 100;    ///< cycles from release to the ACK at the source
+  double early_fin = 0.0;        ///< a transfer whose last REQ is HELD sends its FIN at once, with this probability
 };
 
 class System {
@@ -63,6 +64,9 @@ class System {
     core::Samples occupancy, conns, latency_cycles;
     uint64_t sent = 0, resent = 0, dup_injected = 0, fins = 0, streams_done = 0;
     uint64_t resp[8] = {};
+    uint64_t early_fins = 0;      ///< FINs sent before every REQ of the transfer was acknowledged
+    uint64_t fin_while_held = 0;  ///< FIN_DONE while REQs of the connection were still held (closing)
+    uint64_t delayed_closes = 0;  ///< ... and the connection closed at the release of its last held REQ
   };
   const Stats& stats() const { return st_; }
   /// First environment-level error (an answer the protocol does not allow here).
@@ -76,7 +80,12 @@ class System {
     uint32_t acked = 0;       // ACKs received
     uint32_t outstanding = 0; // sent, not acknowledged
     uint32_t in_network = 0;  // REQ copies (duplicates included) not yet at the target
+    uint32_t released = 0;    // REQs of this transfer released by the block
+    uint32_t dups = 0;        // network duplicates injected (no early FIN then)
     bool fin_sent = false, active = false;
+    bool early_fin_due = false;  // last REQ HELD, early FIN drawn: send the FIN next
+    bool closing = false;        // FIN_DONE seen while REQs were held: the block closes it after the last release
+    bool closed = false;         // ... and it did; restart once every ACK is in
     std::deque<std::pair<uint64_t, uint32_t>> resend;  // (due cycle, index)
     std::vector<uint32_t> tokens;  // token of REQ i
     std::vector<uint64_t> sent_at; // cycle REQ i was first sent
@@ -104,11 +113,13 @@ class System {
   LockstepRob* lock_ = nullptr;
   Waves* waves_;
   core::Rng rng_;
+  core::Rng fin_rng_;  // early-FIN draws (a separate stream: early_fin=0 leaves the traffic unchanged)
   core::Scoreboard sb_;
   uint64_t cycle_ = 0;
   bool traffic_ = true;
   unsigned reset_left_;
   rob::Out out_;
+  uint32_t conns_before_ = 0;  // conns_o before the last edge
   std::vector<Source> src_;
   std::priority_queue<InFlight, std::vector<InFlight>, std::greater<InFlight>> net_;
   uint64_t net_order_ = 0;
@@ -123,6 +134,7 @@ class System {
   std::optional<std::string> env_err_;
 
   void start_stream(unsigned s, unsigned k);
+  void end_stream(unsigned s, unsigned k);
   void send(Source& so, Stream& st, uint32_t index, bool again);
   uint32_t seq_of(uint32_t index) const { return index & ((1u << cfg_.params.seq_bits) - 1); }
   uint32_t index_of(const Stream& st, uint32_t seq) const;

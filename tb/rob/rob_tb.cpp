@@ -80,6 +80,9 @@ void declare(core::Schema& s) {
   s.add_real("p_dup", 0.0, 0.0, 0.5, "the network duplicates a REQ with this probability");
   s.add_int("retry", 300, 1, 1000000, "cycles before a rejected REQ is sent again");
   s.add_int("ack_latency", 100, 0, 100000, "cycles from release to the ACK at the source");
+  s.add_real("early_fin", 0.0, 0.0, 1.0,
+             "a transfer whose last REQ is answered HELD sends its FIN at once with this probability, while REQs of "
+             "its connection are still held (the block closes the connection after releasing them)");
   s.add_int("drain_cycles", 400000, 1000, 100000000, "cycles allowed to settle after traffic stops");
 }
 
@@ -112,6 +115,7 @@ EnvConfig env_from_settings(const core::Settings& s, uint64_t seed) {
   e.p_dup = s.r("p_dup");
   e.retry = static_cast<uint32_t>(s.i("retry"));
   e.ack_latency = static_cast<uint32_t>(s.i("ack_latency"));
+  e.early_fin = s.r("early_fin");
   const uint32_t window = (1u << (e.params.seq_bits - 1)) - 1;
   if (e.max_outstanding > window)
     throw core::UsageError(fmt::format("setting 'max_outstanding'={} exceeds the {}-bit SEQ window of rob_config={} "
@@ -191,6 +195,9 @@ RunResult run(const RunConfig& cfg) {
   j["resent"] = st.resent;
   j["streams_done"] = st.streams_done;
   j["duplicates_injected"] = st.dup_injected;
+  j["early_fins"] = st.early_fins;
+  j["fin_while_held"] = st.fin_while_held;
+  j["delayed_closes"] = st.delayed_closes;
 
   std::string out;
   out += fmt::format("  reorder buffer {}: capacity {}, {} buckets, {}-entry cache, {} connections, {}-bit SEQ\n", desc,
@@ -211,6 +218,9 @@ RunResult run(const RunConfig& cfg) {
                      "{} sent again after a reject, {} transfers completed\n\n",
                      st.latency_cycles.percentile(50), st.latency_cycles.percentile(99), st.latency_cycles.max(), st.sent,
                      st.resent, st.streams_done);
+  if (e.early_fin > 0)
+    out += fmt::format("  early FINs {} (probability {}): {} arrived while REQs were held, {} connections closed after "
+                       "releasing them\n\n", st.early_fins, e.early_fin, st.fin_while_held, st.delayed_closes);
   Table te("End to end (every REQ released exactly once, in order per transfer)");
   te.header({"sent", "released", "lost", "duplicated", "reordered", "unexpected"});
   te.row({std::to_string(c.expected), std::to_string(c.matched), std::to_string(c.lost), std::to_string(c.duplicated),

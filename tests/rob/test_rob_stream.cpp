@@ -2,6 +2,9 @@
 // network into the reorder buffer RTL, in lockstep with its model. Every REQ
 // must be released exactly once, in order per transfer, whatever the buffer
 // rejects (rejected REQs are sent again). Each TEST runs in its own process.
+// The block tests run with early_fin=0.25 unless they set it: a quarter of the
+// transfers whose last REQ is held send their FIN at once, while REQs of the
+// connection are still held (the delayed close of the connection).
 #include <gtest/gtest.h>
 
 #include "common/gtkw_check.hpp"
@@ -17,6 +20,7 @@ tb::RunResult run(uint64_t seed, uint64_t cycles, std::vector<std::string> sets,
   cfg.seed = seed;
   cfg.cycles = cycles;
   cfg.settings = tb::default_settings(*t);
+  cfg.settings.assign("early_fin=0.25");
   for (auto& s : sets) cfg.settings.assign(s);
   cfg.waves_path = waves;
   return tb::run_testbench(cfg);
@@ -80,6 +84,26 @@ TEST(RobStream, NetworkDuplicatesAreDroppedOnce) {
 TEST(RobStream, ModelOnly) {
   auto r = run(7, 100000, {"rob=model", "sources=8"});
   expect_clean(r);
+}
+
+void expect_delayed_closes(const tb::RunResult& r) {
+  expect_clean(r);
+  EXPECT_FALSE(r.has_mismatch);
+  EXPECT_GT(r.json["early_fins"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["fin_while_held"].get<uint64_t>(), 0u);  // a FIN reached the block while REQs were held
+  // every such connection closed at the release of its last held REQ
+  EXPECT_EQ(r.json["delayed_closes"], r.json["fin_while_held"]);
+}
+
+TEST(RobStream, FinWhileHeldClosesAfterRelease) {
+  expect_delayed_closes(run(10, 100000, {"stream_len=32", "early_fin=1"}));
+}
+
+TEST(RobStream, FinWhileHeldWithOverflowAndResends) {
+  // small buffer (r8): overflow rejects and resends in the same run as the early FINs
+  auto r = run(11, 100000, {"rob_config=r8", "sources=8", "max_outstanding=20", "p_long=0.5", "stream_len=32", "early_fin=1"});
+  expect_delayed_closes(r);
+  EXPECT_GT(cnt(r, "overflow_full") + cnt(r, "overflow_collision"), 0u);
 }
 
 TEST(RobStream, WavesHoldTheLayoutSignals) {
