@@ -75,7 +75,6 @@ struct Switch::Egr {
   // CBFC sender (toward the downstream receiver)
   std::unique_ptr<cbfc::TxModel> tx;
   cbfc::TxIn tin;
-  bool tx_v = false;
   uint8_t tx_c = 0;
   uint32_t tx_len = 0;
   struct CreditIn {
@@ -127,6 +126,7 @@ Switch::Switch(const Params& p) : p_(p), ecn_rng_(p.seed, "switch.ecn") {
   tx_busy_.assign(W_, 0);
   rd_due_.assign(R_, kNever);
   cu_due_.assign(R_, kNever);
+  tx_v_.assign(R_, 0);
   pool_.reserve(4096);
 
   // Priority levels, highest first.
@@ -594,7 +594,7 @@ void Switch::schedule(unsigned e) {
   set_bit(rd_busy_, e);
 
   if (p_.fc == FlowControl::cbfc && p_.classes[c].lossless) {
-    g.tx_v = true;
+    tx_v_[e] = 1;
     g.tx_c = static_cast<uint8_t>(c);
     g.tx_len = cells * p_.flit_bytes;  // one credit per cell
     set_bit(tx_busy_, e);
@@ -700,10 +700,11 @@ void Switch::tick_cbfc() {
   // Senders: only those with a transmit or queued credit updates (tx_busy_).
   for_each_bit(tx_busy_, [&](unsigned e) {
     const bool cu = cu_due_[e] <= now_;
+    const bool tx_v = tx_v_[e] != 0;
+    if (!cu && !tx_v) return;  // updates not due yet: stays busy
     Egr& g = egr_[e];
-    if (!cu && !g.tx_v) return;  // updates not due yet: stays busy
     cbfc::TxIn& in = g.tin;
-    in.tx_valid = g.tx_v;
+    in.tx_valid = tx_v;
     in.tx_class = g.tx_c;
     in.tx_len = g.tx_len;
     in.cu_valid = cu;
@@ -713,7 +714,7 @@ void Switch::tick_cbfc() {
       g.cu.pop_front();
       cu_due_[e] = g.cu.empty() ? kNever : g.cu.front().t;
     }
-    g.tx_v = false;
+    tx_v_[e] = 0;
     g.tx->tick(in);
     const cbfc::TxOut o = g.tx->outputs();
     if (o.err_underflow || o.err_overflow || o.err_class)

@@ -167,20 +167,22 @@ struct FcMsg {
 };
 
 /// Counters per port and class. "ingress" = the port as receiver, "egress" = as sender.
-struct PortClassStats {
+struct alignas(64) PortClassStats {
+  // Fields touched per packet first (one cache line; the order is layout only).
+  uint64_t rx_pkts = 0, rx_bytes = 0;         ///< ingress side
+  uint32_t ing_cells = 0, ing_cells_max = 0;  ///< ingress: buffer cells held for this ingress/class
+  uint64_t q_bytes = 0, q_bytes_max = 0;      ///< egress queue (admitted, not yet scheduled)
+  uint64_t tx_pkts = 0, tx_bytes = 0;         ///< egress side
+  uint64_t credit_updates = 0; ///< ingress: CBFC updates sent upstream
   // ingress side
-  uint64_t rx_pkts = 0, rx_bytes = 0;
   uint64_t drops_lossy = 0, drops_lossless = 0, drops_no_route = 0;
-  uint32_t ing_cells = 0, ing_cells_max = 0;  ///< buffer cells held for this ingress/class
   uint32_t hdrm_cells = 0, hdrm_cells_max = 0;///< PFC headroom in use
   uint64_t pause_sent = 0;     ///< PFC XOFF frames sent upstream (incl. refreshes)
   uint64_t xoff_events = 0;    ///< XON->XOFF transitions
   Ps xoff_time = 0;            ///< time the upstream was held in XOFF
-  uint64_t credit_updates = 0; ///< CBFC updates sent upstream
   core::Samples ing_cells_samples;
   // egress side
-  uint64_t tx_pkts = 0, tx_bytes = 0, ecn_marks = 0;
-  uint64_t q_bytes = 0, q_bytes_max = 0;  ///< egress queue (admitted, not yet scheduled)
+  uint64_t ecn_marks = 0;
   core::Samples q_bytes_samples;
   uint64_t pause_rcvd = 0;
   Ps paused_time = 0;          ///< time this egress class was paused by downstream (PFC)
@@ -304,6 +306,7 @@ class Switch {
   // without touching the (large, cache-cold) port structs: kNever when empty.
   std::vector<Ps> rd_due_;          // egr_[e].reading.front().t_free
   std::vector<Ps> cu_due_;          // egr_[e].cu.front().t
+  std::vector<uint8_t> tx_v_;       // egress e has a CBFC transmit for its sender this tick
 
   void admit(unsigned i, Packet& pk);
   void drop(Packet& pk, DropReason r);

@@ -88,23 +88,25 @@ void TxModel::tick(const TxIn& in) {
     return;
   }
 
-  // Next-state values, computed from pre-edge state only.
-  std::array<uint32_t, kMaxClasses> limit_d = limit_, consumed_d = consumed_;
-  uint32_t err_underflow_d = err_underflow_, err_overflow_d = err_overflow_;
-  bool err_class_d = err_class_;
+  // Next-state values, computed from pre-edge state only. Only the classes named
+  // by the transmit and the credit update change, so the pre-edge values they
+  // read are taken before any write.
+  uint32_t tx_c = kMaxClasses, cu_c = kMaxClasses;
+  uint32_t consumed_new = 0, limit_new = 0;
 
   // 1. Transmit.
   if (in.tx_valid) {
     const uint32_t c = in.tx_class & kmask;
     if (c >= n) {
-      err_class_d = true;
+      err_class_ = true;
     } else {
       const uint32_t need = p_.credits(in.tx_len & lmask);
       const uint32_t avail = (limit_[c] - consumed_[c]) & cmask;
       if (need <= avail) {
-        consumed_d[c] = (consumed_[c] + need) & cmask;
+        tx_c = c;
+        consumed_new = (consumed_[c] + need) & cmask;
       } else {
-        err_underflow_d |= 1u << c;
+        err_underflow_ |= 1u << c;
       }
     }
   }
@@ -113,23 +115,21 @@ void TxModel::tick(const TxIn& in) {
   if (in.cu_valid) {
     const uint32_t c = in.cu_class & kmask;
     if (c >= n) {
-      err_class_d = true;
+      err_class_ = true;
     } else {
       const uint32_t limit = in.cu_limit & cmask;
       const uint32_t navail = (limit - consumed_[c]) & cmask;
       if (navail <= init_[c]) {
-        limit_d[c] = limit;
+        cu_c = c;
+        limit_new = limit;
       } else {
-        err_overflow_d |= 1u << c;
+        err_overflow_ |= 1u << c;
       }
     }
   }
 
-  limit_ = limit_d;
-  consumed_ = consumed_d;
-  err_underflow_ = err_underflow_d;
-  err_overflow_ = err_overflow_d;
-  err_class_ = err_class_d;
+  if (tx_c < kMaxClasses) consumed_[tx_c] = consumed_new;
+  if (cu_c < kMaxClasses) limit_[cu_c] = limit_new;
 }
 
 TxOut TxModel::outputs() const {
@@ -187,44 +187,55 @@ void RxModel::tick(const RxIn& in) {
     return;
   }
 
-  std::array<uint32_t, kMaxClasses> occ_d = occ_, limit_d = limit_, tmr_d = tmr_, rfr_d = rfr_;
-  std::array<uint32_t, kMaxClasses> freed{};  // credits freed this cycle, per class
-  uint32_t rr_d = rr_;
-  bool cu_valid_d = false;
-  uint32_t cu_class_d = cu_class_, cu_limit_d = cu_limit_;
-  uint32_t err_overflow_d = err_overflow_, err_underflow_d = err_underflow_;
-  bool err_class_d = err_class_;
+  // Next state from pre-edge values. Entries of classes >= n never change (they
+  // stay 0 from construction / reset), so only the first n are computed; every
+  // in-place write below happens after the last read of the pre-edge value.
+  uint32_t occ_new1 = 0, occ_new2 = 0;
 
   // 1. Arrival (check uses pre-edge occ_q).
+  int rx_c = -1;
+  uint64_t rx_need = 0;
   if (in.rx_valid) {
     const uint32_t c = in.rx_class & kmask;
     if (c >= n) {
-      err_class_d = true;
+      err_class_ = true;
     } else {
       const uint64_t need = p_.credits(in.rx_len & lmask);
       if (uint64_t{occ_[c]} + need > uint64_t{buf_[c]}) {
-        err_overflow_d |= 1u << c;  // dropped, not counted
+        err_overflow_ |= 1u << c;  // dropped, not counted
       } else {
-        occ_d[c] = static_cast<uint32_t>(occ_d[c] + need) & cmask;
+        rx_c = static_cast<int>(c);
+        rx_need = need;
       }
     }
   }
 
   // 2. Free (check uses pre-edge occ_q; both arrival and free apply to occ).
+  int fr_c = -1;
+  uint32_t fr_need = 0;
   if (in.free_valid) {
     const uint32_t c = in.free_class & kmask;
     if (c >= n) {
-      err_class_d = true;
+      err_class_ = true;
     } else {
       const uint32_t need = p_.credits(in.free_len & lmask);
       if (need > occ_[c]) {
-        err_underflow_d |= 1u << c;
+        err_underflow_ |= 1u << c;
       } else {
-        occ_d[c] = (occ_d[c] - need) & cmask;
-        freed[c] = need;
+        fr_c = static_cast<int>(c);
+        fr_need = need;  // credits freed this cycle
       }
     }
   }
+  if (rx_c >= 0) {
+    occ_new1 = static_cast<uint32_t>(occ_[rx_c] + rx_need) & cmask;
+  }
+  if (fr_c >= 0) {
+    const uint32_t base = (fr_c == rx_c) ? occ_new1 : occ_[fr_c];
+    occ_new2 = (base - fr_need) & cmask;
+  }
+  if (rx_c >= 0) occ_[rx_c] = occ_new1;
+  if (fr_c >= 0) occ_[fr_c] = occ_new2;
 
   // 3. Request (pre-edge pend_q, tmr_q and rfr_q).
   uint32_t req = 0;
@@ -244,52 +255,36 @@ void RxModel::tick(const RxIn& in) {
       break;
     }
   }
-  std::array<uint32_t, kMaxClasses> pend_d{};
-  for (unsigned c = 0; c < n; ++c) {
-    const uint32_t base = (static_cast<int>(c) == granted) ? 0u : pend_[c];
-    pend_d[c] = (base + freed[c]) & cmask;
-  }
+  cu_valid_ = false;
   if (granted >= 0) {
     const unsigned g = static_cast<unsigned>(granted);
-    const uint32_t new_limit = (limit_[g] + pend_[g]) & cmask;
-    cu_valid_d = true;
-    cu_class_d = g;
-    cu_limit_d = new_limit;
-    limit_d[g] = new_limit;
-    rr_d = (g + 1) % n;
+    const uint32_t new_limit = (limit_[g] + pend_[g]) & cmask;  // pre-edge pend_q
+    cu_valid_ = true;
+    cu_class_ = g;
+    cu_limit_ = new_limit;
+    limit_[g] = new_limit;
+    rr_ = (g + 1) % n;
   }
 
-  // 5. Timer (pre-edge pend_q), saturating at 2^TimerWidth - 1.
   for (unsigned c = 0; c < n; ++c) {
-    if (static_cast<int>(c) == granted || pend_[c] == 0) {
-      tmr_d[c] = 0;
+    const bool gr = static_cast<int>(c) == granted;
+    const uint32_t pq = pend_[c];
+    // 5. Timer (pre-edge pend_q), saturating at 2^TimerWidth - 1.
+    if (gr || pq == 0) {
+      tmr_[c] = 0;
     } else {
-      tmr_d[c] = (tmr_[c] >= tmask) ? tmask : tmr_[c] + 1u;
+      tmr_[c] = (tmr_[c] >= tmask) ? tmask : tmr_[c] + 1u;
     }
-  }
-
-  // 6. Refresh counter: cycles since the class's last update, saturating at
-  // 2^RefreshWidth - 1; restarts at every grant of the class, whatever its cause.
-  for (unsigned c = 0; c < n; ++c) {
-    if (static_cast<int>(c) == granted) {
-      rfr_d[c] = 0;
+    // 6. Refresh counter: cycles since the class's last update, saturating at
+    // 2^RefreshWidth - 1; restarts at every grant of the class, whatever its cause.
+    if (gr) {
+      rfr_[c] = 0;
     } else {
-      rfr_d[c] = (rfr_[c] >= fmask) ? fmask : rfr_[c] + 1u;
+      rfr_[c] = (rfr_[c] >= fmask) ? fmask : rfr_[c] + 1u;
     }
+    // Grant consumes the pending credits; freed credits join.
+    pend_[c] = ((gr ? 0u : pq) + (static_cast<int>(c) == fr_c ? fr_need : 0u)) & cmask;
   }
-
-  occ_ = occ_d;
-  limit_ = limit_d;
-  pend_ = pend_d;
-  tmr_ = tmr_d;
-  rfr_ = rfr_d;
-  rr_ = rr_d;
-  cu_valid_ = cu_valid_d;
-  cu_class_ = cu_class_d;
-  cu_limit_ = cu_limit_d;
-  err_overflow_ = err_overflow_d;
-  err_underflow_ = err_underflow_d;
-  err_class_ = err_class_d;
 }
 
 RxOut RxModel::outputs() const {

@@ -10,8 +10,24 @@ void Scoreboard::error(const std::string& line) {
   if (errors_.size() < 20) errors_.push_back(fmt::format("{}: {}", name_, line));
 }
 
-void Scoreboard::expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
+Scoreboard::Flow& Scoreboard::flow_at(uint32_t flow) {
+  if (flow >= kFlowIndex) return flows_[flow];
+  if (flow < by_flow_.size() && by_flow_[flow]) return *by_flow_[flow];
   Flow& f = flows_[flow];
+  if (flow >= by_flow_.size()) by_flow_.resize(flow + 1, nullptr);
+  by_flow_[flow] = &f;
+  return f;
+}
+
+Scoreboard::Flow* Scoreboard::find_flow(uint32_t flow) {
+  if (flow < by_flow_.size()) return by_flow_[flow];
+  if (flow < kFlowIndex) return nullptr;
+  auto it = flows_.find(flow);
+  return it == flows_.end() ? nullptr : &it->second;
+}
+
+void Scoreboard::expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
+  Flow& f = flow_at(flow);
   ++c_.expected;
   if (ordered_)
     f.q.push_back({id, digest, t});
@@ -20,13 +36,13 @@ void Scoreboard::expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
 }
 
 void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
-  auto fit = flows_.find(flow);
-  if (fit == flows_.end()) {
+  Flow* fp = find_flow(flow);
+  if (!fp) {
     ++c_.unexpected;
     error(fmt::format("flow {} id {} at {} was never sent", flow, id, format_time(t)));
     return;
   }
-  Flow& f = fit->second;
+  Flow& f = *fp;
   auto check = [&](const Item& it) {
     if (it.digest != digest) {
       ++c_.corrupted;

@@ -32,6 +32,21 @@ class Scoreboard {
 
   /// `ordered`: per-flow order is promised (otherwise only exactly-once and integrity).
   explicit Scoreboard(std::string name, bool ordered = true) : name_(std::move(name)), ordered_(ordered) {}
+  // Copies rebuild the flow index (it points into flows_); moves keep it (map nodes move with the map).
+  Scoreboard(const Scoreboard& o)
+      : name_(o.name_), ordered_(o.ordered_), finished_(o.finished_), flows_(o.flows_), c_(o.c_), lat_(o.lat_),
+        errors_(o.errors_) {
+    reindex();
+  }
+  Scoreboard& operator=(const Scoreboard& o) {
+    if (this != &o) {
+      Scoreboard t(o);
+      *this = std::move(t);
+    }
+    return *this;
+  }
+  Scoreboard(Scoreboard&&) = default;
+  Scoreboard& operator=(Scoreboard&&) = default;
 
   void expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t);
   void observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t);
@@ -66,6 +81,20 @@ class Scoreboard {
   bool ordered_;
   bool finished_ = false;
   std::map<uint32_t, Flow> flows_;
+  // flows_ nodes by flow number (flows below kFlowIndex; nodes are never erased,
+  // so the pointers stay valid): O(1) lookups per transaction instead of the map walk.
+  static constexpr uint32_t kFlowIndex = 1u << 16;
+  std::vector<Flow*> by_flow_;
+  Flow& flow_at(uint32_t flow);
+  Flow* find_flow(uint32_t flow);
+  void reindex() {
+    by_flow_.clear();
+    for (auto& [k, f] : flows_)
+      if (k < kFlowIndex) {
+        if (k >= by_flow_.size()) by_flow_.resize(k + 1, nullptr);
+        by_flow_[k] = &f;
+      }
+  }
   Counts c_;
   Samples lat_;
   std::vector<std::string> errors_;
