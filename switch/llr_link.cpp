@@ -11,8 +11,7 @@
 
 namespace sw {
 
-namespace {
-lnk::Ctl::Kind kind_of(uint32_t type) {
+lnk::Ctl::Kind llr_ctl_kind(uint32_t type) {
   switch (type) {
     case llr::kAck: return lnk::Ctl::Kind::ack;
     case llr::kNack: return lnk::Ctl::Kind::nack;
@@ -20,7 +19,7 @@ lnk::Ctl::Kind kind_of(uint32_t type) {
     default: return lnk::Ctl::Kind::init_echo;
   }
 }
-uint32_t type_of(lnk::Ctl::Kind k) {
+uint32_t llr_ctl_type(lnk::Ctl::Kind k) {
   switch (k) {
     case lnk::Ctl::Kind::ack: return llr::kAck;
     case lnk::Ctl::Kind::nack: return llr::kNack;
@@ -28,6 +27,8 @@ uint32_t type_of(lnk::Ctl::Kind k) {
     default: return llr::kInitEcho;
   }
 }
+
+namespace {
 constexpr uint64_t kCorrupt = 0x5a5a5a5a5a5a5a5aull;  // what a bad payload does to the token (as tb/llr)
 }  // namespace
 
@@ -81,7 +82,7 @@ void LlrLink::send(Side s, llr::In& in, Ps T) {
   ctl_end_[s] = -1;
   if (o.w_is_ctl) {
     lnk::Ctl c;
-    c.kind = kind_of(o.w_ctl_type);
+    c.kind = llr_ctl_kind(o.w_ctl_type);
     c.value = o.w_ctl_seq;
     ctl_end_[s] = ch.send(T, c);
     LinkStats& about = st_[s == A ? B : A];  // an ACK/NACK reports on the other direction's frames
@@ -143,7 +144,7 @@ void LlrLink::receive(Side s, llr::In& in, Ps T) {
     const auto& c = std::get<lnk::Ctl>(it);
     in.r_is_ctl = true;
     in.r_ok = c.ok;
-    in.r_ctl_type = type_of(c.kind);
+    in.r_ctl_type = llr_ctl_type(c.kind);
     in.r_ctl_seq = c.ok ? c.value : ~c.value;
   }
 }

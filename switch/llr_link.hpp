@@ -25,6 +25,11 @@
 
 namespace sw {
 
+/// The LLR control word types (llr::CtlType) as the link carries them (lnk::Ctl::Kind) and back;
+/// shared by every place an llr::Model talks over an lnk::Channel (sw::LlrLink, tb/llr).
+lnk::Ctl::Kind llr_ctl_kind(uint32_t llr_ctl_type);
+uint32_t llr_ctl_type(lnk::Ctl::Kind kind);
+
 /// One direction of a link, since construction or reset_stats().
 struct LinkStats {
   uint64_t frames = 0;           ///< frames sent the first time

@@ -1,5 +1,7 @@
 #include "llr/llr_env.hpp"
 
+#include "switch/llr_link.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,22 +18,6 @@ const char* rx_state_name(uint32_t s) {
 }
 
 namespace {
-lnk::Ctl::Kind kind_of(uint32_t type) {
-  switch (type) {
-    case llr::kAck: return lnk::Ctl::Kind::ack;
-    case llr::kNack: return lnk::Ctl::Kind::nack;
-    case llr::kInitCtl: return lnk::Ctl::Kind::init;
-    default: return lnk::Ctl::Kind::init_echo;
-  }
-}
-uint32_t type_of(lnk::Ctl::Kind k) {
-  switch (k) {
-    case lnk::Ctl::Kind::ack: return llr::kAck;
-    case lnk::Ctl::Kind::nack: return llr::kNack;
-    case lnk::Ctl::Kind::init: return llr::kInitCtl;
-    default: return llr::kInitEcho;
-  }
-}
 constexpr uint64_t kCorrupt = 0x5a5a5a5a5a5a5a5aull;  // what a bad payload does to the token
 }  // namespace
 
@@ -139,7 +125,7 @@ void System::step_side(Side& me, Side& peer, llr::In& in, core::Ps t) {
     in.w_ready = true;
     if (o.w_is_ctl) {
       lnk::Ctl c;
-      c.kind = kind_of(o.w_ctl_type);
+      c.kind = sw::llr_ctl_kind(o.w_ctl_type);
       c.value = o.w_ctl_seq;
       me.chan.send(t, c);
     } else {
@@ -197,7 +183,7 @@ void System::step_side(Side& me, Side& peer, llr::In& in, core::Ps t) {
       const auto& c = std::get<lnk::Ctl>(it);
       in.r_is_ctl = true;
       in.r_ok = c.ok;
-      in.r_ctl_type = type_of(c.kind);
+      in.r_ctl_type = sw::llr_ctl_type(c.kind);
       in.r_ctl_seq = c.ok ? c.value : ~c.value;
     }
   }
