@@ -333,8 +333,11 @@ void System::cycle() {
     ti.fb = n.ro.fb;
     for (unsigned p = 0; p < NP; ++p) {
       if (net_.tx_ready(n.idx, p)) ti.mac_tx_ready |= 1u << p;
+      const int presented = ((n.to.mac_tx_valid & n.to.mac_tx_sof) >> p) & 1u
+                                ? static_cast<int>(Net::vc_of(n.to.mac_tx_data[p].data(), n.to.mac_tx_nbytes[p]))
+                                : -1;
       for (unsigned v = 0; v < kVcs; ++v)
-        if (net_.credit_ok(n.idx, p, v)) ti.credit_ok |= 1u << (p * 4 + v);
+        if (net_.credit_ok(n.idx, p, v, presented)) ti.credit_ok |= 1u << (p * 4 + v);
     }
     if (!rst) drive_xpu(n, ti, t);
     sue::RxIn& ri = rin[n.idx];

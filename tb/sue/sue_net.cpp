@@ -41,6 +41,7 @@ Net::Net(const NetConfig& cfg) : cfg_(cfg), rng_corrupt_(cfg.seed, "sue.net.corr
   }
   // The largest frame the NIC sends (SUE: 14 + 8 + 4096 + 4, Lite: 6 + 1024), with its FCS.
   txcfg_.mtu = cfg_.lite ? 6 + 1024 + 4 : 14 + 8 + 4096 + 4 + 4;
+  mtu_credits_ = cp_.credits(txcfg_.mtu);
   rxcfg_.threshold = cfg_.cbfc_threshold;
   rxcfg_.timer = cfg_.cbfc_timer;
   rxcfg_.refresh = cfg_.cbfc_refresh;
@@ -134,9 +135,15 @@ unsigned Net::dst_of(const sue::Bytes& b) const {
   return (xpu >= 1 && xpu <= cfg_.nodes) ? xpu - 1 : ~0u;
 }
 
-bool Net::credit_ok(unsigned n, unsigned p, unsigned vc) const {
-  const Hop* h = ports_[n][p].out;
-  return h && !h->dead && ((h->fc.txo.elig >> vc) & 1u);
+bool Net::credit_ok(unsigned n, unsigned p, unsigned vc, int presented_vc) const {
+  const Port& pt = ports_[n][p];
+  const Hop* h = pt.out;
+  if (!h || h->dead || !((h->fc.txo.elig >> vc) & 1u)) return false;
+  // The gate charges a frame when the MAC takes its eof beat, but sue_tx may start the next frame as soon
+  // as it has loaded that beat (its output register may still hold it, or even the frame's first beat):
+  // while a frame of this VC is uncharged (presented or in progress), the VC also needs room for it.
+  const int pending = pt.tx.in_frame ? static_cast<int>(pt.tx.vc) : presented_vc;
+  return !(pending == static_cast<int>(vc) && h->fc.txo.avail[vc] < 2 * mtu_credits_);
 }
 
 void Net::lose(uint64_t wid) {
@@ -352,6 +359,7 @@ void Net::tx_transfer(unsigned n, unsigned p, const Beat& b, uint64_t c, core::P
   if (b.sof) {
     m.cur.clear();
     m.in_frame = true;
+    m.vc = vc_of(b.data.data(), b.nbytes);
     m.sof_cycle = c;
     m.t_sof = t;
   }

@@ -106,7 +106,9 @@ class Net {
   void prepare(uint64_t c, core::Ps t);
   // Inputs of node n's blocks for this edge.
   bool tx_ready(unsigned n, unsigned p) const { return ports_[n][p].tx.ready; }
-  bool credit_ok(unsigned n, unsigned p, unsigned vc) const;
+  /// credit_ok_i of node n's sue_tx for port p, VC vc. `presented_vc`: the VC of the frame whose first
+  /// beat sue_tx presents on port p this cycle (not yet taken by the MAC), -1 none.
+  bool credit_ok(unsigned n, unsigned p, unsigned vc, int presented_vc = -1) const;
   const Beat& rx_beat(unsigned n, unsigned p) const { return ports_[n][p].rx.beat; }
   bool port_up(unsigned p) const { return !plane_dead_[p]; }
   /// At the edge of cycle c: a beat of node n's sue_tx port p transferred (valid && ready).
@@ -131,7 +133,8 @@ class Net {
   const NetConfig& config() const { return cfg_; }
   /// Header byte offsets of the encapsulation.
   unsigned dst_of(const sue::Bytes& b) const;
-  unsigned vc_of(const sue::Bytes& b) const { return b.size() > 6 ? (b[6] >> 4) & 3u : 0u; }
+  static unsigned vc_of(const uint8_t* b, size_t n) { return n > 6 ? (b[6] >> 4) & 3u : 0u; }
+  static unsigned vc_of(const sue::Bytes& b) { return vc_of(b.data(), b.size()); }
   /// Cycles the CBFC gate held a NIC port's VC (credit_ok low while the port had been ready).
   uint64_t credit_stall_cycles() const { return credit_stall_; }
 
@@ -181,6 +184,7 @@ class Net {
     double bucket = 0;
     bool ready = false;
     bool in_frame = false;
+    unsigned vc = 0;  ///< VC of the frame in progress (from its first beat)
     sue::Bytes cur;
     uint64_t sof_cycle = 0;
     core::Ps t_sof = 0;
@@ -204,6 +208,7 @@ class Net {
   NetConfig cfg_;
   cbfc::Params cp_;
   cbfc::TxCfg txcfg_;
+  uint32_t mtu_credits_ = 0;  ///< credits of the largest frame
   cbfc::RxCfg rxcfg_;
   double bytes_per_cycle_ = 0;
   std::vector<std::unique_ptr<Hop>> hops_;

@@ -1,0 +1,431 @@
+// sue::Nic, the flit NIC model (label unit; docs/system.md "The flit NIC model"): two Nics back to
+// back through a delay line per port (lossless, or losing / damaging frames): exactly-once in-order
+// delivery, packing counts, the zero-load pipeline figures of the cycle-exact blocks, Window and
+// QDepth limits, NACK and RTO recovery, receive-credit and CBFC stalls, and next_event() never
+// skipping work (the event-driven run equals a run that visits every edge).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+#include "core/rng.hpp"
+#include "sue/nic.hpp"
+
+namespace {
+
+using sue::Edge;
+using sue::Nic;
+using sue::NicCmd;
+using sue::NicConfig;
+using sue::NicFrame;
+using sue::RxCnt;
+using sue::TxCnt;
+
+NicConfig cfg_for(uint32_t own, uint32_t peer, unsigned ports = 1) {
+  NicConfig c;
+  c.tp.num_ports = ports;
+  c.tp.num_peers = 1;
+  c.tp.data_w = 512;
+  c.own_xpuid = own;
+  c.peer_xpuid[0] = peer;
+  c.strict = true;
+  c.port_gbps = 200;
+  return c;
+}
+
+// Two NICs (XPU 0 and XPU 1) through a line of `delay` edges (eof at the far MAC = eof + delay).
+struct Pair {
+  std::array<Nic, 2> n;
+  Edge delay = 100;
+  // The line: drop(frame) / damage(frame) decide a frame's fate.
+  std::function<bool(const NicFrame&)> drop, damage;
+  // XPU side
+  std::array<std::vector<uint32_t>, 2> qcred;
+  struct Sent {
+    unsigned src;
+    uint64_t tag;
+    Edge done;
+  };
+  std::vector<Sent> sent;
+  struct Got {
+    unsigned at;
+    uint64_t tag, digest;
+    uint8_t vc;
+    Edge first, last;
+  };
+  std::vector<Got> got;
+  std::vector<NicFrame> frames[2];  // every frame each NIC started (copies)
+  Edge sink_delay = 0;
+  bool every_edge = false;  // visit every edge instead of jumping to next_event()
+  uint64_t visits = 0;      // loop iterations (edges the harness visited)
+  Edge now = 0;
+  // CBFC: credits return to the sender when the receiver takes a frame
+  bool gate = false;
+  std::array<std::array<uint32_t, 4>, 2> rx_limit{};
+  uint64_t max_cells_unreturned = 0;
+  std::array<uint64_t, 2> cells_unreturned{};
+
+  Pair(const NicConfig& a, const NicConfig& b) : n{Nic(a), Nic(b)} {
+    qcred[0].assign(a.tp.nq(), a.tp.qdepth);
+    qcred[1].assign(b.tp.nq(), b.tp.qdepth);
+    for (auto& l : rx_limit) l.fill(a.gate_init_cells);
+  }
+  static uint64_t digest_of(uint64_t tag) { return core::mix64(tag * 77 + 1); }
+  bool send(unsigned s, unsigned vc, uint16_t dlen, uint64_t tag, Edge done) {
+    const int q = n[s].queue_of(s == 0 ? 1 : 0, vc);
+    if (q < 0 || !qcred[s][static_cast<unsigned>(q)]) return false;
+    --qcred[s][static_cast<unsigned>(q)];
+    NicCmd c;
+    c.tag = tag;
+    c.digest = digest_of(tag);
+    c.dlen = dlen;
+    c.vc = static_cast<uint8_t>(vc);
+    EXPECT_TRUE(n[s].submit(static_cast<unsigned>(q), c, done));
+    sent.push_back({s, tag, done});
+    return true;
+  }
+  void drain(unsigned k) {
+    Nic& me = n[k];
+    Nic& other = n[1 - k];
+    for (NicFrame& f : me.frames()) {
+      frames[k].push_back(f);
+      if (drop && drop(f)) continue;
+      if (damage && damage(f)) f.bad = true;
+      const Edge at = f.eof + delay;
+      const unsigned p = f.port;
+      if (gate) cells_unreturned[k] += (f.bytes + 127) / 128;
+      max_cells_unreturned = std::max(max_cells_unreturned, cells_unreturned[k]);
+      other.receive(p, std::move(f), at);
+    }
+    for (auto& d : me.deliveries()) {
+      got.push_back({k, d.cmd.tag, d.cmd.digest, d.cmd.vc, d.first, d.last});
+      me.rx_credit(d.cmd.vc, d.first + sink_delay);
+    }
+    for (auto& t : me.taken())
+      if (gate) {
+        rx_limit[k][t.vc] = (rx_limit[k][t.vc] + (t.bytes + 127) / 128) & 0xffffu;
+        cells_unreturned[1 - k] -= (t.bytes + 127) / 128;
+        other.credit_limit(t.port, t.vc, rx_limit[k][t.vc], t.at + delay);
+      }
+    for (auto& c : me.credits()) ++qcred[k][c.q];
+    me.clear_outputs();
+  }
+  // Run to edge `until`, calling feed(edge) at every edge the XPUs may act (every edge here).
+  void run(Edge until, const std::function<void(Edge)>& feed = nullptr) {
+    while (now <= until) {
+      Edge t = std::min(n[0].next_event(), n[1].next_event());
+      if (every_edge || feed) t = now;
+      if (t == sue::kNoEdge || t > until) break;
+      if (feed) feed(t);
+      for (unsigned k = 0; k < 2; ++k) {
+        n[k].advance(t);
+        drain(k);
+      }
+      now = t + 1;
+    }
+  }
+  bool in_order_exactly_once() const {
+    std::map<uint64_t, int> seen;
+    std::map<std::pair<unsigned, unsigned>, uint64_t> last;  // (receiver, vc) -> last tag
+    for (auto& g : got) {
+      if (++seen[g.tag] > 1) return false;
+      if (g.digest != digest_of(g.tag)) return false;
+      auto key = std::make_pair(g.at, static_cast<unsigned>(g.vc));
+      if (last.count(key) && last[key] >= g.tag) return false;
+      last[key] = g.tag;
+    }
+    return seen.size() == sent.size();
+  }
+};
+
+// Tags grow per (sender, vc) so "in order" is tag order.
+uint64_t tag_of(unsigned s, unsigned vc, uint64_t k) { return (static_cast<uint64_t>(s) << 40) | (static_cast<uint64_t>(vc) << 32) | k; }
+
+// A random two-way load: both XPUs send on VCs 0 and 1, sizes 0..256, as fast as credits allow.
+void random_load(Pair& h, uint64_t cmds, uint64_t seed, Edge limit) {
+  core::Rng r(seed, "nic.test");
+  std::array<std::array<uint64_t, 2>, 2> k{};
+  uint64_t issued = 0;
+  h.run(limit, [&](Edge t) {
+    for (unsigned s = 0; s < 2 && issued < cmds; ++s) {
+      const unsigned vc = static_cast<unsigned>(r.uniform(0, 1));
+      if (r.chance(0.3) && h.send(s, vc, static_cast<uint16_t>(r.uniform(0, 256)), tag_of(s, vc, k[s][vc] + 1), t)) {
+        ++k[s][vc];
+        ++issued;
+      }
+    }
+  });
+}
+
+TEST(SueNic, RefusesLiteAndBadConfig) {
+  NicConfig c = cfg_for(0, 1);
+  c.tp.profile = 1;
+  c.tp.max_pack = 1024;
+  EXPECT_NE(c.validate().find("SUE Lite is not modelled"), std::string::npos);
+  EXPECT_THROW(Nic{c}, std::invalid_argument);
+  NicConfig d = cfg_for(0, 1);
+  d.tp.qdepth = 24;
+  EXPECT_NE(d.validate().find("QDepth"), std::string::npos);
+  EXPECT_EQ(cfg_for(0, 1).validate(), "");
+}
+
+TEST(SueNic, ZeroLoadPipelineEqualsCycleExactFigures) {
+  // docs/sue.md "Clock and rates": command complete (edge a) -> first beat at the MAC in a + 5; eof
+  // beat taken (edge e) -> first command in cycle e + 5 (0-byte command), + 1 per further 32-byte row.
+  Pair h(cfg_for(0, 1), cfg_for(1, 0));
+  h.send(0, 0, 0, tag_of(0, 0, 1), 100);
+  h.run(2000);
+  ASSERT_EQ(h.frames[0].size(), 1u);
+  const NicFrame& f = h.frames[0][0];
+  EXPECT_EQ(f.sof, 105u);
+  EXPECT_EQ(f.bytes, 64u);  // 14 + 8 + 20 + 4 = 46, padded to 60, + FCS
+  ASSERT_EQ(h.got.size(), 1u);
+  EXPECT_EQ(h.got[0].first, f.eof + h.delay + 5);
+  // A 64-byte command needs rows 0..3 before its first beat: two more rows.
+  Pair g(cfg_for(0, 1), cfg_for(1, 0));
+  g.send(0, 0, 64, tag_of(0, 0, 1), 100);
+  g.run(2000);
+  ASSERT_EQ(g.got.size(), 1u);
+  EXPECT_EQ(g.got[0].first, g.frames[0][0].eof + g.delay + 7);
+  EXPECT_EQ(g.frames[0][0].bytes, 14u + 8 + 84 + 4 + 4);
+  // The ACK comes back alone after ack_delay (the peer has no data to carry it).
+  EXPECT_EQ(h.frames[1].size(), 1u);
+  EXPECT_TRUE(h.frames[1][0].ack_only);
+  EXPECT_EQ(h.frames[1][0].op, 1);
+  EXPECT_EQ(h.n[0].q_count(0), 0u);  // the slot came back
+  EXPECT_EQ(h.qcred[0][0], 32u);
+}
+
+TEST(SueNic, PacksCompleteCommandsOnlyUpToMaxPack) {
+  Pair h(cfg_for(0, 1), cfg_for(1, 0));
+  // Ten 0-byte commands complete at edges 10..19: the first PDU takes what is present at its start
+  // (the command of edge 10), the port's next job the ones present then.
+  h.run(40, [&](Edge t) {
+    if (t >= 10 && t < 20) h.send(0, 0, 0, tag_of(0, 0, t), t);
+  });
+  h.run(3000);
+  uint64_t cmds = 0;
+  for (auto& f : h.frames[0]) cmds += f.cmds.size();
+  EXPECT_EQ(cmds, 10u);
+  ASSERT_GE(h.frames[0].size(), 2u);
+  EXPECT_EQ(h.frames[0][0].cmds.size(), 1u);  // never waits to fill
+  EXPECT_GT(h.frames[0][1].cmds.size(), 1u);
+  // Twenty 256-byte commands present at once: 4096 / 276 = 14 per PDU, then 6.
+  Pair g(cfg_for(0, 1), cfg_for(1, 0));
+  for (unsigned k = 1; k <= 20; ++k) g.send(0, 0, 256, tag_of(0, 0, k), 5);
+  g.run(5000);
+  ASSERT_EQ(g.frames[0].size() - [&] { size_t a = 0; for (auto& f : g.frames[0]) a += f.ack_only; return a; }(), 2u);
+  EXPECT_EQ(g.frames[0][0].cmds.size(), 14u);
+  EXPECT_EQ(g.frames[0][0].packed, 14u * 276);
+  EXPECT_EQ(g.frames[0][0].bytes, 14u + 8 + 14 * 276 + 4 + 4);
+  EXPECT_EQ(g.frames[0][1].cmds.size(), 6u);
+  EXPECT_TRUE(g.in_order_exactly_once());
+  EXPECT_EQ(g.n[0].tx_cnt()[TxCnt::cmds_sent], 20u);
+  EXPECT_EQ(g.n[1].rx_cnt()[RxCnt::cmds_out], 20u);
+}
+
+TEST(SueNic, ExactlyOnceInOrderBothWaysTwoPorts) {
+  NicConfig a = cfg_for(0, 1, 2), b = cfg_for(1, 0, 2);
+  Pair h(a, b);
+  random_load(h, 3000, 1, 200000);
+  h.run(400000);
+  EXPECT_TRUE(h.in_order_exactly_once());
+  EXPECT_EQ(h.got.size(), 3000u);
+  EXPECT_TRUE(h.n[0].idle() && h.n[1].idle());
+  // Strict mode pins (peer 0 + VC) mod 2: VC 0 on port 0, VC 1 on port 1.
+  for (auto& f : h.frames[0])
+    if (!f.ack_only) EXPECT_EQ(f.port, f.vc % 2);
+  EXPECT_GT(h.n[0].tx_cnt()[TxCnt::ack_sent], 0u);  // piggybacked ACKs
+  EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::pdus_rtx], 0u);
+}
+
+TEST(SueNic, UnorderedSpreadsOverPortsAndStaysExactlyOnce) {
+  NicConfig a = cfg_for(0, 1, 4), b = cfg_for(1, 0, 4);
+  a.strict = b.strict = false;
+  Pair h(a, b);
+  random_load(h, 3000, 2, 200000);
+  h.run(400000);
+  std::array<unsigned, 4> per{};
+  for (auto& f : h.frames[0])
+    if (!f.ack_only) ++per[f.port];
+  for (unsigned p = 0; p < 4; ++p) EXPECT_GT(per[p], 0u) << "port " << p;
+  std::map<uint64_t, int> seen;
+  for (auto& g : h.got) EXPECT_EQ(++seen[g.tag], 1);
+  EXPECT_EQ(seen.size(), 3000u);
+}
+
+TEST(SueNic, WindowAndQDepthBound) {
+  NicConfig a = cfg_for(0, 1), b = cfg_for(1, 0);
+  a.rto = 1000000;  // no RTO in this test
+  a.tp.window = 4;
+  Pair h(a, b);
+  h.drop = [](const NicFrame& f) { return f.src == 1; };  // no ACK ever comes back
+  unsigned ok = 0;
+  h.run(20000, [&](Edge t) {
+    if (t % 50 == 0 && h.send(0, 0, 0, tag_of(0, 0, t + 1), t)) ++ok;
+  });
+  EXPECT_EQ(ok, 32u);                          // QDepth credits, none returned
+  EXPECT_EQ(h.n[0].q_count(0), 32u);
+  EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::pdus_new], 4u);  // Window PDUs in flight
+  EXPECT_EQ(h.n[0].q_unsent(0), 32u - h.n[0].tx_cnt()[TxCnt::cmds_sent]);
+}
+
+TEST(SueNic, NackRecoversALostPdu) {
+  Pair h(cfg_for(0, 1), cfg_for(1, 0));
+  int data = 0;
+  h.drop = [&](const NicFrame& f) { return f.src == 0 && !f.ack_only && !f.rtx && ++data == 3; };
+  uint64_t k = 0;
+  h.run(30000, [&](Edge t) {
+    if (t % 40 == 0 && k < 40 && h.send(0, 0, 32, tag_of(0, 0, k + 1), t)) ++k;
+  });
+  h.run(100000);
+  EXPECT_TRUE(h.in_order_exactly_once());
+  EXPECT_EQ(h.got.size(), 40u);
+  EXPECT_EQ(h.n[1].rx_cnt()[RxCnt::nack_owed], 1u);   // one NACK per gap
+  EXPECT_GE(h.n[1].rx_cnt()[RxCnt::drop_psn], 1u);
+  EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::nack_rcvd], 1u);
+  EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::gbn], 1u);
+  EXPECT_GE(h.n[0].tx_cnt()[TxCnt::pdus_rtx], 1u);
+  EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::rto], 0u);
+}
+
+TEST(SueNic, RtoRecoversALostTail) {
+  NicConfig a = cfg_for(0, 1);
+  a.rto = 3000;
+  Pair h(a, cfg_for(1, 0));
+  bool dropped = false;
+  h.drop = [&](const NicFrame& f) {
+    if (f.src == 0 && !f.ack_only && !dropped) return dropped = true;
+    return false;
+  };
+  h.send(0, 1, 100, tag_of(0, 1, 1), 10);
+  h.run(100000);
+  ASSERT_EQ(h.got.size(), 1u);
+  EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::rto], 1u);
+  EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::pdus_rtx], 1u);
+  EXPECT_GE(h.got[0].first, 10u + 3000);  // only after the timeout
+  EXPECT_EQ(h.n[0].q_count(1), 0u);  // queue (peer 0, VC 1) empty again
+}
+
+TEST(SueNic, LossyLineDeliversExactlyOnceInOrder) {
+  NicConfig a = cfg_for(0, 1, 2), b = cfg_for(1, 0, 2);
+  a.rto = b.rto = 4000;
+  Pair h(a, b);
+  core::Rng r(7, "line");
+  h.drop = [&](const NicFrame&) { return r.chance(0.03); };
+  h.damage = [&](const NicFrame&) { return r.chance(0.02); };
+  random_load(h, 2000, 3, 400000);
+  h.run(2000000);
+  EXPECT_TRUE(h.in_order_exactly_once());
+  EXPECT_EQ(h.got.size(), 2000u);
+  EXPECT_GT(h.n[0].tx_cnt()[TxCnt::gbn] + h.n[1].tx_cnt()[TxCnt::gbn], 0u);
+  EXPECT_GT(h.n[0].rx_cnt()[RxCnt::drop_mac] + h.n[1].rx_cnt()[RxCnt::drop_mac], 0u);
+}
+
+TEST(SueNic, ReceiveCreditsPaceTheUnpacker) {
+  NicConfig a = cfg_for(0, 1), b = cfg_for(1, 0);
+  b.rx_credits = {{2, 2, 2, 2}};
+  Pair h(a, b);
+  h.sink_delay = 200;  // the XPU sink returns a credit 200 cycles after the command
+  for (unsigned k = 1; k <= 12; ++k) h.send(0, 0, 0, tag_of(0, 0, k), 5);
+  h.run(50000);
+  ASSERT_EQ(h.got.size(), 12u);
+  EXPECT_TRUE(h.in_order_exactly_once());
+  // At most 2 commands per sink_delay window: command k+2 no earlier than command k's credit returns.
+  for (size_t k = 2; k < h.got.size(); ++k) EXPECT_GE(h.got[k].first, h.got[k - 2].first + 200);
+}
+
+TEST(SueNic, CbfcGateHoldsFramesWithoutCredit) {
+  NicConfig a = cfg_for(0, 1), b = cfg_for(1, 0);
+  for (NicConfig* c : {&a, &b}) {
+    c->gate_classes = 2;
+    c->gate_init_cells = 40;  // 40 cells of 128 B
+    c->gate_mtu_cells = 34;   // the largest frame (4,126 B)
+  }
+  Pair h(a, b);
+  h.gate = true;
+  h.delay = 2000;  // a long line: credits come back late
+  for (unsigned k = 1; k <= 30; ++k) h.send(0, 0, 256, tag_of(0, 0, k), 5);
+  h.run(200000);
+  EXPECT_EQ(h.got.size(), 30u);
+  EXPECT_TRUE(h.in_order_exactly_once());
+  EXPECT_LE(h.max_cells_unreturned, 40u + 34u);  // never more in flight than the grant (+ the frame it admitted)
+  // The gate made the sender wait: with 40 cells only one 14-command PDU fits at a time.
+  ASSERT_GE(h.frames[0].size(), 2u);
+  EXPECT_GE(h.frames[0][1].sof, h.frames[0][0].eof + 2 * h.delay);
+}
+
+TEST(SueNic, NextEventNeverSkipsWork) {
+  // The same lossy two-way run, once jumping from event to event and once visiting every edge:
+  // identical frames (times, PSNs, commands) and deliveries.
+  auto once = [](bool every) {
+    NicConfig a = cfg_for(0, 1, 4), b = cfg_for(1, 0, 4);
+    a.rto = b.rto = 2000;
+    a.ack_delay = b.ack_delay = 37;
+    Pair h(a, b);
+    h.every_edge = every;
+    core::Rng r(11, "line");
+    h.drop = [&](const NicFrame&) { return r.chance(0.02); };
+    core::Rng g(5, "load");
+    std::array<uint64_t, 2> k{};
+    // Commands at fixed edges, decided up front (the feed must not depend on how often it is called).
+    std::map<Edge, std::vector<std::pair<unsigned, uint16_t>>> plan;
+    for (unsigned i = 0; i < 600; ++i)
+      plan[g.uniform(0, 30000)].push_back({static_cast<unsigned>(g.uniform(0, 1)), static_cast<uint16_t>(g.uniform(0, 256))});
+    std::vector<std::pair<unsigned, uint16_t>> backlog;
+    auto feed = [&](Edge t) {
+      auto it = plan.find(t);
+      if (it != plan.end()) backlog.insert(backlog.end(), it->second.begin(), it->second.end());
+      for (size_t j = 0; j < backlog.size();) {
+        const unsigned s = backlog[j].first;
+        if (h.send(s, 0, backlog[j].second, tag_of(s, 0, k[s] + 1), t)) {
+          ++k[s];
+          backlog.erase(backlog.begin() + static_cast<std::ptrdiff_t>(j));
+        } else {
+          ++j;
+        }
+      }
+    };
+    // The feed runs only at the edges where commands are planned or waiting (both runs visit those).
+    Edge t = 0;
+    while (t <= 400000) {
+      Edge nx = std::min(h.n[0].next_event(), h.n[1].next_event());
+      auto it = plan.lower_bound(t);
+      if (!backlog.empty()) nx = t;
+      if (it != plan.end()) nx = std::min(nx, it->first);
+      if (every) nx = t;
+      if (nx == sue::kNoEdge) break;
+      ++h.visits;
+      feed(nx);
+      for (unsigned s = 0; s < 2; ++s) {
+        h.n[s].advance(nx);
+        h.drain(s);
+      }
+      t = nx + 1;
+    }
+    return h;
+  };
+  Pair ev = once(false), all = once(true);
+  ASSERT_EQ(ev.got.size(), 600u);
+  ASSERT_EQ(all.got.size(), 600u);
+  for (unsigned s = 0; s < 2; ++s) {
+    ASSERT_EQ(ev.frames[s].size(), all.frames[s].size());
+    for (size_t i = 0; i < ev.frames[s].size(); ++i) {
+      const NicFrame &x = ev.frames[s][i], &y = all.frames[s][i];
+      ASSERT_EQ(x.sof, y.sof) << "frame " << i;
+      ASSERT_EQ(x.eof, y.eof);
+      ASSERT_EQ(x.psn, y.psn);
+      ASSERT_EQ(x.port, y.port);
+      ASSERT_EQ(x.cmds.size(), y.cmds.size());
+    }
+  }
+  for (size_t i = 0; i < ev.got.size(); ++i) {
+    EXPECT_EQ(ev.got[i].tag, all.got[i].tag);
+    EXPECT_EQ(ev.got[i].first, all.got[i].first);
+  }
+  EXPECT_TRUE(ev.in_order_exactly_once());
+  EXPECT_EQ(ev.n[0].events(), all.n[0].events());  // the NIC works at the same edges either way
+  EXPECT_LT(ev.visits * 5, all.visits);             // and the event-driven caller skipped most edges
+}
+
+}  // namespace
