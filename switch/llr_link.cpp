@@ -32,9 +32,14 @@ namespace {
 constexpr uint64_t kCorrupt = 0x5a5a5a5a5a5a5a5aull;  // what a bad payload does to the token (as tb/llr)
 }  // namespace
 
-LlrLink::LlrLink(const LlrLinkParams& p, uint64_t seed, const std::string& stream)
-    : p_(p), chan_{lnk::Channel(p.wire), lnk::Channel(p.wire)} {
+LlrLink::LlrLink(const LlrLinkParams& p, uint64_t seed, const std::string& stream, std::unique_ptr<LlrEngine> a,
+                 std::unique_ptr<LlrEngine> b)
+    : p_(p), chan_{lnk::Channel(p.wire), lnk::Channel(p.wire_ba.value_or(p.wire))} {
   if (std::string e = p_.wire.validate(); !e.empty()) throw std::invalid_argument(e);
+  if (p_.wire_ba)
+    if (std::string e = p_.wire_ba->validate(); !e.empty()) throw std::invalid_argument("wire_ba: " + e);
+  m_[A] = std::move(a);
+  m_[B] = std::move(b);
   smask_ = p_.llr.seq_bits >= 32 ? 0xffffffffu : (1u << p_.llr.seq_bits) - 1u;
   if (p_.faults.any()) {
     inj_[A] = std::make_unique<lnk::FaultInjector>(p_.faults, seed, stream + ".ab");
@@ -46,8 +51,8 @@ LlrLink::LlrLink(const LlrLinkParams& p, uint64_t seed, const std::string& strea
   r.rst_n = false;
   r.cfg = p_.cfg;
   for (unsigned s : {A, B}) {
-    m_[s] = std::make_unique<llr::Model>(p_.llr);  // throws on bad llr::Params
-    m_[s]->tick(r);
+    if (!m_[s]) m_[s] = std::make_unique<LlrModelEngine>(p_.llr);  // throws on bad llr::Params
+    m_[s]->tick(r, 0);
     out_[s] = m_[s]->outputs();
   }
 }
@@ -88,7 +93,7 @@ void LlrLink::send(Side s, llr::In& in, Ps T) {
     LinkStats& about = st_[s == A ? B : A];  // an ACK/NACK reports on the other direction's frames
     if (o.w_ctl_type == llr::kAck) ++about.acks;
     if (o.w_ctl_type == llr::kNack) ++about.nacks;
-    unsched_[s] += p_.wire.serialization(p_.wire.ctl_bytes);
+    unsched_[s] += ch.params().serialization(ch.params().ctl_bytes);
     return;
   }
   lnk::Frame f;
@@ -109,7 +114,7 @@ void LlrLink::send(Side s, llr::In& in, Ps T) {
     ++st_[s].frames_replayed;
     if (!last_replay_[s] || o.w_seq != ((last_seq_[s] + 1u) & smask_)) ++st_[s].replays;
     last_seq_[s] = o.w_seq;
-    unsched_[s] += p_.wire.serialization(uint64_t{o.w_len} + p_.wire.overhead_bytes);
+    unsched_[s] += ch.params().serialization(uint64_t{o.w_len} + ch.params().overhead_bytes);
   } else {
     ++st_[s].frames;
   }
@@ -171,7 +176,7 @@ void LlrLink::edge(Ps T) {
       held_[s].emplace(p.id, Held{p, -1, 0});
       q_[s].pop_front();
     }
-    m_[s]->tick(in);
+    m_[s]->tick(in, T);
     out_[s] = m_[s]->outputs();
     LinkStats& st = st_[s];
     st.buf_frames_max = std::max(st.buf_frames_max, out_[s].out_frames);

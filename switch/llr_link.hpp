@@ -7,13 +7,17 @@
 // lossless classes are LLR-eligible (kept and replayed), those of lossy classes not.
 // Plain C++, clocked by the caller (one edge() per LLR clock edge). Used by
 // sw::Harness for every host <-> switch link; a switch <-> switch link is the same
-// object with a switch on both sides.
+// object with a switch on both sides. Each partner is an LlrEngine: the llr::Model
+// by default, or whatever a testbench puts behind the interface (the `system`
+// testbench: the verilated llr RTL, alone or in lockstep with its model); this
+// layer never sees a verilated header.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,8 +51,32 @@ struct LinkStats {
   size_t txq_max = 0;            ///< packets waiting for the sender's LLR TX (MAC TX FIFO), max
 };
 
+/// One LLR link partner (TX and RX halves of rtl/llr/llr.sv) as LlrLink clocks it: the C++ model
+/// (the default) or a testbench's block (e.g. verilated RTL) behind the same two calls.
+class LlrEngine {
+ public:
+  virtual ~LlrEngine() = default;
+  /// One rising clock edge at time `t` with these inputs (the constructor's reset edge: t = 0).
+  virtual void tick(const llr::In& in, Ps t) = 0;
+  /// Outputs after the last edge.
+  virtual llr::Out outputs() const = 0;
+};
+
+/// The default engine: llr::Model.
+class LlrModelEngine final : public LlrEngine {
+ public:
+  explicit LlrModelEngine(const llr::Params& p) : m_(p) {}  // throws on bad llr::Params
+  void tick(const llr::In& in, Ps) override { m_.tick(in); }
+  llr::Out outputs() const override { return m_.outputs(); }
+  const llr::Model& model() const { return m_; }
+
+ private:
+  llr::Model m_;
+};
+
 struct LlrLinkParams {
-  lnk::Params wire;            ///< both directions: rate, preamble + IFG, control-word bytes, fixed delay (flight)
+  lnk::Params wire;            ///< both directions (A->B; B->A too unless wire_ba): rate, preamble + IFG, control-word bytes, fixed delay (flight)
+  std::optional<lnk::Params> wire_ba;  ///< direction B->A when it differs from `wire` (e.g. other PHY latencies each way)
   lnk::FaultConfig faults;     ///< both directions, each its own random stream
   llr::Params llr;             ///< RTL parameters of both partners
   llr::Cfg cfg;                ///< configuration of both partners
@@ -68,7 +96,9 @@ class LlrLink {
 
   /// Resets both partners (one reset edge, no simulated time); the INIT handshake runs in the first edges.
   /// Throws std::invalid_argument on bad parameters. `stream`: fault streams "<stream>.ab" / "<stream>.ba".
-  LlrLink(const LlrLinkParams& p, uint64_t seed, const std::string& stream);
+  /// `a`, `b`: the partners' engines (nullptr: an LlrModelEngine with p.llr); each gets the reset edge here.
+  LlrLink(const LlrLinkParams& p, uint64_t seed, const std::string& stream, std::unique_ptr<LlrEngine> a = nullptr,
+          std::unique_ptr<LlrEngine> b = nullptr);
 
   /// Queues `p` for side `s`'s TX (its MAC TX FIFO); the FIFO head is handed to the LLR TX at the
   /// first edge its c_ready allows. Unbounded: callers that must not run ahead check can_take().
@@ -93,7 +123,7 @@ class LlrLink {
   bool up() const { return out_[A].tx_state == llr::kAdvance && out_[B].tx_state == llr::kAdvance; }
   /// Packets in flight or held anywhere in the link (FIFOs, replay buffers, wires).
   size_t in_flight() const { return q_[A].size() + q_[B].size() + held_[A].size() + held_[B].size(); }
-  const llr::Model& model(Side s) const { return *m_[s]; }
+  const LlrEngine& engine(Side s) const { return *m_[s]; }
   const llr::Out& outputs(Side s) const { return out_[s]; }
 
  private:
@@ -104,7 +134,7 @@ class LlrLink {
   };
   LlrLinkParams p_;
   uint32_t smask_;
-  std::array<std::unique_ptr<llr::Model>, 2> m_;
+  std::array<std::unique_ptr<LlrEngine>, 2> m_;
   std::array<llr::Out, 2> out_;
   std::array<lnk::Channel, 2> chan_;                     // chan_[s]: the wire side s transmits on
   std::array<std::unique_ptr<lnk::FaultInjector>, 2> inj_;

@@ -147,6 +147,19 @@ std::unique_ptr<LockstepLlr> make_lockstep(std::unique_ptr<LlrBlock> rtl, const 
   return std::make_unique<LockstepLlr>(std::move(rtl), p, name, [](const llr::Out& r, const llr::Out& m) { return diff(r, m); });
 }
 
+LinkEngine::LinkEngine(std::unique_ptr<LlrBlock> block, std::string name)
+    : b_(std::move(block)), ls_(dynamic_cast<LockstepLlr*>(b_.get())), name_(std::move(name)), out_(b_->outputs()) {}
+
+void LinkEngine::tick(const llr::In& in, core::Ps t) {
+  if (ls_) ls_->set_time(edges_, t);
+  b_->drive(in);
+  b_->posedge();
+  out_ = b_->outputs();
+  if (in.rst_n) ++edges_;
+}
+
+std::optional<Mismatch> LinkEngine::mismatch() const { return ls_ ? ls_->mismatch() : std::nullopt; }
+
 std::optional<Mismatch> diff(const llr::Out& r, const llr::Out& m) {
   Differ d;
   d.cmp("c_ready_o", r.c_ready, m.c_ready);

@@ -106,11 +106,24 @@ if "$COSIM" list | grep -q "^ system "; then
   expect_usage "system alltoall too many peers" "'pattern'=alltoall with xpus=40 needs 39 peers" -- \
     run system --set pattern=alltoall --set xpus=40 --set peers=16
   expect_usage "system qdepth not a power of 2" "'qdepth'=48 is not a power of 2" -- run system --set qdepth=48
+  expect_usage "system rtl llr plane" "'rtl'=sw9.p3.llr names plane 9 but there are 4 planes .allowed: sw0\.\.sw3" -- \
+    run system --set llr=true --set rtl=sw9.p3.llr
+  expect_usage "system rtl llr without llr" "'rtl'=sw0.p3.llr names the LLR partner sw0.p3.llr but llr=false .allowed" -- \
+    run system --set rtl=sw0.p3.llr
+  expect_usage "system fer range" "'fer'.*'2' is out of range .allowed: 0\.\.1" -- run system --set fer=2
+  expect_usage "system llr mesh" "'llr'=true with topology=mesh.*allowed" -- \
+    run system --set llr=true --set topology=mesh --set xpus=6 --set instances=5
+  expect_usage "system bench bad fer" "'fer'.*out of range" -- bench system --set fer=-1
   "$COSIM" run system --seed 3 --cycles 2000 --set xpus=4 --json sys_a.json >sys_a.txt
   rc=$?
   [ $rc -eq 0 ] && grep -q "RESULT: PASS" sys_a.txt && ok || bad "system run exit $rc: $(tail -3 sys_a.txt)"
   python3 -c "import json; j=json.load(open('sys_a.json')); assert j['pass'] and j['scoreboard']['lost']==0 and j['scoreboard']['matched']>0 and j['drops']['lossless']==0" \
     && ok || bad "system json content"
+  "$COSIM" run system --seed 3 --cycles 2000 --set xpus=4 --set llr=true --set fer=0.01 --json sys_l.json >sys_l.txt
+  rc=$?
+  [ $rc -eq 0 ] && grep -q "RESULT: PASS" sys_l.txt && ok || bad "system llr run exit $rc: $(tail -3 sys_l.txt)"
+  python3 -c "import json; j=json.load(open('sys_l.json')); l=j['links']; assert j['pass'] and l['llr'] and l['llr_links']==16 and l['bad_frames']>0 and l['replays']>0 and l['frames_lost']==0 and j['tx']['pdus_rtx']==0" \
+    && ok || bad "system llr json content"
 fi
 
 expect_usage "unknown bench" "unknown benchmark 'warp'.*allowed: cbfc" -- bench warp
