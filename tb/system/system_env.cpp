@@ -13,7 +13,6 @@ namespace tb::system_tb {
 
 namespace {
 
-constexpr unsigned kPreambleBytes = 8;   // preamble + SFD before the first frame byte
 constexpr unsigned kWireOverhead = 20;   // preamble + SFD + IFG, charged per frame
 constexpr uint32_t kFakeIdTop = sue::kMaxXpuId;
 
@@ -48,6 +47,20 @@ bool SysConfig::any_rtl() const {
   for (Kind k : rx_kind)
     if (k != Kind::model) return true;
   return false;
+}
+
+bool SysConfig::any_llr_rtl() const {
+  for (Kind k : llr_nic_kind)
+    if (k != Kind::model) return true;
+  for (Kind k : llr_sw_kind)
+    if (k != Kind::model) return true;
+  return false;
+}
+
+Kind SysConfig::llr_kind(unsigned plane, unsigned a, sw::LlrLink::Side side) const {
+  if (side == sw::LlrLink::A) return a < llr_nic_kind.size() ? llr_nic_kind[a] : Kind::model;
+  const size_t i = static_cast<size_t>(plane) * xpus + a;
+  return i < llr_sw_kind.size() ? llr_sw_kind[i] : Kind::model;
 }
 
 // ------------------------------------------------------------------ peering
@@ -218,6 +231,7 @@ struct System::Frame {
   uint32_t src = 0, dst = 0;
   uint8_t vc = 0;
   bool live = false;
+  bool bad = false;  // corrupted on a wire (without LLR): the receiving NIC's MAC finds a bad FCS
 };
 
 struct System::Port {
@@ -246,6 +260,9 @@ struct System::Port {
   int plane = -1;        // planes: switch index
   Port* peer = nullptr;  // mesh: the NIC port at the other end of the cable
   unsigned xpu = 0;
+  // the link: LLR (side A = this NIC port, B = the switch port), or the fault injectors of its wires
+  std::unique_ptr<sw::LlrLink> llr;
+  std::unique_ptr<lnk::FaultInjector> inj_out, inj_in;  // out: this port's transmit wire; in: its receive wire (planes)
   // receive
   struct In {
     uint32_t f;
@@ -292,21 +309,15 @@ struct System::Nic {
   std::array<std::deque<uint64_t>, 4> ret;
 };
 
-struct System::Xpu {
+struct System::Xpu : XpuGen {
   double tokens = 0;
   std::vector<uint64_t> next_id;  // per (dst, vc)
-  unsigned a2a = 0;               // alltoall: offset of the next destination
-  uint64_t spray = 0;             // unordered: round robin over the instances of a pair
-  // allreduce
-  unsigned ar_step = 0;
-  uint32_t ar_sent = 0;
-  std::vector<uint32_t> ar_recv;
-  bool ar_done = false;
 };
 
 // ------------------------------------------------------------------ construction
 
-System::System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx)
+System::System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx,
+               LlrEngines llr)
     : cfg_(cfg), sb_("XPU to XPU", cfg.strict), rng_(cfg.seed, "system.traffic") {
   bool complete = false;
   const auto demand = demand_pairs(cfg_, complete, &perm_);
@@ -348,9 +359,66 @@ System::System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, s
   fig_.nic_credit_stall.assign(kClasses, 0);
   fig_.plane_bytes_win.assign(cfg_.planes(), 0);
   build_nics(tx, rx);
+  build_links(llr);
 }
 
 System::~System() = default;
+
+// The links (docs/system.md "Links"): with LLR one sw::LlrLink per NIC port (side A = the NIC port,
+// B = its switch port), wired to the switch as sw::Harness does (docs/switch.md "LLR on links");
+// without LLR, with faults, a fault injector on each wire.
+void System::build_links(LlrEngines& eng) {
+  const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports();
+  const bool faulty = cfg_.faults.any();
+  if (!cfg_.llr && !faulty) return;
+  for (unsigned a = 0; a < N; ++a)
+    for (unsigned m = 0; m < M; ++m)
+      for (unsigned p = 0; p < P; ++p) {
+        Port& pt = nics_[static_cast<size_t>(a) * M + m]->ports[p];
+        if (cfg_.llr && pt.plane >= 0) {
+          const unsigned pl = static_cast<unsigned>(pt.plane);
+          const sw::Params& sp = sw_[pl]->params();
+          sw::LlrLinkParams lp;
+          // A -> B: NIC transmit PHY + cable; B -> A: cable + NIC receive PHY (the switch's PHYs are
+          // stages of its 250 ns). The wire runs at the port rate with preamble + IFG per frame.
+          lp.wire.rate_gbps = cfg_.port_gbps;
+          lp.wire.length_m = 0;
+          lp.wire.overhead_bytes = kWireOverhead;
+          lp.wire.fec_latency_ns = cfg_.nic_tx_ns + cfg_.cable_ns;
+          lnk::Params ba = lp.wire;
+          ba.fec_latency_ns = cfg_.cable_ns + cfg_.nic_rx_ns;
+          lp.wire_ba = ba;
+          lp.faults = cfg_.faults;
+          lp.llr = cfg_.llr_params;
+          lp.cfg = cfg_.llr_cfg;
+          lp.period = sp.period();
+          lp.eligible_classes = (1u << kClasses) - 1;  // both classes are lossless: every frame is kept and replayed
+          std::unique_ptr<sw::LlrEngine> ea, eb;
+          if (!eng.empty()) {
+            ea = std::move(eng[llr_engine_index(pl, N, a, sw::LlrLink::A)]);
+            eb = std::move(eng[llr_engine_index(pl, N, a, sw::LlrLink::B)]);
+            for (sw::LlrEngine* e : {ea.get(), eb.get()})
+              if (auto* le = dynamic_cast<const llr_tb::LinkEngine*>(e)) llr_rtl_.push_back(le);
+          }
+          pt.llr = std::make_unique<sw::LlrLink>(lp, cfg_.seed, fmt::format("system.link.sw{}.p{}", pl, a), std::move(ea),
+                                                 std::move(eb));
+        } else if (faulty) {
+          const std::string stream = pt.plane >= 0 ? fmt::format("system.link.sw{}.p{}", pt.plane, a)
+                                                   : fmt::format("system.cable.x{}i{}p{}", a, m, p);
+          pt.inj_out = std::make_unique<lnk::FaultInjector>(cfg_.faults, cfg_.seed, stream + ".ab");
+          if (pt.plane >= 0) pt.inj_in = std::make_unique<lnk::FaultInjector>(cfg_.faults, cfg_.seed, stream + ".ba");
+        }
+      }
+}
+
+void System::set_waves(Waves* w) { waves_ = w; }
+
+void System::dump(core::Ps t) {
+  if (!waves_ || t < 0) return;  // nothing before time 0 (the first falling edge)
+  if (t <= last_dump_) t = last_dump_ + 1;
+  waves_->dump(t);
+  last_dump_ = t;
+}
 
 void System::build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<std::unique_ptr<RxBlock>>& rx) {
   const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports(), K = cfg_.tp.num_peers;
@@ -438,6 +506,7 @@ uint32_t System::alloc_frame() {
     frames_.emplace_back();
   }
   frames_[f].live = true;
+  frames_[f].bad = false;
   frames_[f].bytes.clear();
   ++live_frames_;
   return f;
@@ -478,48 +547,72 @@ void System::queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dl
   }
 }
 
+int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
+                     core::Rng& rng, XpuGen& X, unsigned a) {
+  const unsigned N = c.xpus;
+  switch (c.pattern) {
+    case Pattern::uniform: {
+      const auto& r = pe.reachable(a);
+      if (r.empty()) return -1;
+      return static_cast<int>(r[r.size() == 1 ? 0 : rng.uniform(0, r.size() - 1)]);
+    }
+    case Pattern::permutation:
+      return static_cast<int>(perm[a]);
+    case Pattern::incast: {
+      const unsigned f = c.fan_in ? c.fan_in : N - 1;
+      if (a == 0 || a > f) return -1;
+      return 0;
+    }
+    case Pattern::alltoall:
+      return static_cast<int>((a + 1 + X.a2a % (N - 1)) % N);
+    case Pattern::allreduce:
+      if (X.ar_done) return -1;
+      if (X.ar_sent >= c.chunk_bytes) {
+        // The next step needs this step's chunk from the predecessor.
+        if (X.ar_recv[X.ar_step] < c.chunk_bytes) return -1;
+        ++X.ar_step;
+        X.ar_sent = 0;
+        if (X.ar_step == ar_steps) {
+          X.ar_done = true;
+          return -1;
+        }
+      }
+      return static_cast<int>((a + 1) % N);
+  }
+  return -1;
+}
+
+void request_shape(const SysConfig& c, core::Rng& rng, XpuGen& X, Op& op, unsigned& dlen, unsigned& aux) {
+  op = kWrite;
+  dlen = 0;
+  aux = 0;
+  if (c.pattern == Pattern::allreduce) {
+    dlen = std::min<uint32_t>(c.dlen_max, c.chunk_bytes - X.ar_sent);
+    aux = X.ar_step;
+    X.ar_sent += dlen;
+    return;
+  }
+  auto size = [&]() -> unsigned {
+    if (c.bimodal) return rng.chance(0.5) ? c.dlen_min : c.dlen_max;
+    return static_cast<unsigned>(rng.uniform(c.dlen_min, c.dlen_max));
+  };
+  if (c.read_ratio > 0 && rng.chance(c.read_ratio)) {
+    op = kReadReq;
+    aux = size();
+  } else {
+    dlen = size();
+  }
+  if (c.pattern == Pattern::alltoall) ++X.a2a;
+}
+
 void System::generate(unsigned a) {
   Xpu& X = xpus_[a];
-  const unsigned N = cfg_.xpus;
   X.tokens = std::min(X.tokens + tokens_per_cycle_, tokens_per_cycle_ + 20.0 + cfg_.dlen_max);
   if (!traffic_) return;
   for (unsigned guard = 0; guard < 4 && X.tokens >= 0; ++guard) {
-    unsigned dst = 0;
-    switch (cfg_.pattern) {
-      case Pattern::uniform: {
-        const auto& r = peering_->reachable(a);
-        if (r.empty()) return;
-        dst = r[r.size() == 1 ? 0 : rng_.uniform(0, r.size() - 1)];
-        break;
-      }
-      case Pattern::permutation:
-        dst = perm_[a];
-        break;
-      case Pattern::incast: {
-        const unsigned f = cfg_.fan_in ? cfg_.fan_in : N - 1;
-        if (a == 0 || a > f) return;
-        dst = 0;
-        break;
-      }
-      case Pattern::alltoall:
-        dst = (a + 1 + X.a2a % (N - 1)) % N;
-        break;
-      case Pattern::allreduce: {
-        if (X.ar_done) return;
-        if (X.ar_sent >= cfg_.chunk_bytes) {
-          // The next step needs this step's chunk from the predecessor.
-          if (X.ar_recv[X.ar_step] < cfg_.chunk_bytes) return;
-          ++X.ar_step;
-          X.ar_sent = 0;
-          if (X.ar_step == fig_.ar_steps) {
-            X.ar_done = true;
-            return;
-          }
-        }
-        dst = (a + 1) % N;
-        break;
-      }
-    }
+    const int d = next_destination(cfg_, *peering_, perm_, fig_.ar_steps, rng_, X, a);
+    if (d < 0) return;
+    const unsigned dst = static_cast<unsigned>(d);
     // The instance that carries the request and room in its queue.
     const auto pl = peering_->places(a, dst);
     if (pl.first == pl.second) return;
@@ -530,25 +623,9 @@ void System::generate(unsigned a) {
       ++xs_[a].gen_stall;
       return;
     }
-    Op op = kWrite;
-    unsigned dlen = 0, aux = 0;
-    if (cfg_.pattern == Pattern::allreduce) {
-      dlen = std::min<uint32_t>(cfg_.dlen_max, cfg_.chunk_bytes - X.ar_sent);
-      aux = X.ar_step;
-      X.ar_sent += dlen;
-    } else {
-      auto size = [&]() -> unsigned {
-        if (cfg_.bimodal) return rng_.chance(0.5) ? cfg_.dlen_min : cfg_.dlen_max;
-        return static_cast<unsigned>(rng_.uniform(cfg_.dlen_min, cfg_.dlen_max));
-      };
-      if (cfg_.read_ratio > 0 && rng_.chance(cfg_.read_ratio)) {
-        op = kReadReq;
-        aux = size();
-      } else {
-        dlen = size();
-      }
-      if (cfg_.pattern == Pattern::alltoall) ++X.a2a;
-    }
+    Op op;
+    unsigned dlen, aux;
+    request_shape(cfg_, rng_, X, op, dlen, aux);
     X.tokens -= 20.0 + dlen;
     queue_cmd(a, dst, kReqVc, op, dlen, aux, false);
   }
@@ -735,11 +812,32 @@ void System::frame_done(Nic& n, unsigned p, core::Ps t) {
   pt.consume = true;
   pt.consume_cls = f.vc;
   pt.consume_len = len;
+  if (pt.llr) {  // into the MAC TX FIFO of the port's LLR TX, taken at the first LLR edge its c_ready allows
+    sw::Packet pk;
+    pk.id = fi;
+    pk.tag = n.xpu;
+    pk.dst_xpu = f.dst;
+    pk.cls = f.vc;
+    pk.bytes = len;
+    pt.llr->offer(sw::LlrLink::A, pk);
+    return;
+  }
   // The wire: the frame starts once the NIC PHY has it and the previous frame (+ preamble, IFG) is out.
-  const core::Ps start = std::max(pt.t_sof + nic_tx_, pt.wire_free);
-  pt.wire_free = start + ser(len + kWireOverhead);
-  const core::Ps t_in = start + ser(kPreambleBytes) + cable_;
-  const core::Ps t_in_last = std::max(t_in + ser(len), t + nic_tx_ + cable_);
+  const WireTimes wt = wire_times(pt.t_sof, t, len, pt.wire_free, nic_tx_, cable_, cfg_.port_gbps);
+  const core::Ps start = wt.start, t_in = wt.t_in, t_in_last = wt.t_in_last;
+  if (pt.inj_out) {  // the wire's faults: a dropped frame never arrives (its CBFC credits are not returned), a
+                     // corrupted one is forwarded and dropped by the receiving NIC's MAC (bad FCS)
+    lnk::Frame lf;
+    lf.id = fi;
+    lf.cls = f.vc;
+    lf.len = len;
+    const auto v = pt.inj_out->on_frame(start, t_in_last, lf).verdict;
+    if (v == lnk::FaultInjector::Verdict::drop) {
+      release_frame(fi);
+      return;
+    }
+    if (v == lnk::FaultInjector::Verdict::corrupt) f.bad = true;
+  }
   if (pt.plane >= 0) {
     sw::Packet pk;
     pk.id = fi;
@@ -816,7 +914,7 @@ void System::present(Port& pt, core::Ps t, sue::RxBeat& b) {
   b.valid = true;
   b.sof = k == 0;
   b.eof = last;
-  b.err = false;
+  b.err = last && frames_[r.f].bad;  // the MAC's FCS check (a frame corrupted on a wire without LLR)
   b.nbytes = last ? static_cast<unsigned>(L - static_cast<size_t>(kBeatBytes) * k) : kBeatBytes;
   std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(kBeatBytes) * k, b.nbytes, b.data.begin());
 }
@@ -867,6 +965,7 @@ void System::tick_gate(Port& pt, core::Ps t) {
 
 void System::switch_tick(unsigned pl) {
   sw::Switch& s = *sw_[pl];
+  const core::Ps T = s.now();
   s.tick();
   const unsigned M = cfg_.instances, P = cfg_.ports();
   const unsigned m = pl / P, p = pl % P;
@@ -890,13 +989,61 @@ void System::switch_tick(unsigned pl) {
     Port& pt = nics_[static_cast<size_t>(d.egress_port) * M + m]->ports[p];
     const core::Ps t0 = d.t_head_out + cable_ + nic_rx_;
     const core::Ps t1 = std::max(d.t_head_out + ser(d.bytes), d.t_tail_out) + cable_ + nic_rx_;
-    pt.in.push_back({static_cast<uint32_t>(d.id), t0, t1});
     const uint32_t c = cells(d.bytes);
+    if (pt.llr) {
+      pt.llr->offer(sw::LlrLink::B, d);  // the MAC TX FIFO of the switch port's LLR TX
+    } else {
+      if (pt.inj_in) {  // the wire's faults (see frame_done)
+        lnk::Frame lf;
+        lf.id = d.id;
+        lf.cls = d.cls;
+        lf.len = d.bytes;
+        const auto v = pt.inj_in->on_frame(d.t_head_out, t1, lf).verdict;
+        if (v == lnk::FaultInjector::Verdict::drop) {
+          fig_.flit_hops += c;
+          release_frame(static_cast<uint32_t>(d.id));
+          continue;
+        }
+        if (v == lnk::FaultInjector::Verdict::corrupt) frames_[d.id].bad = true;
+      }
+      pt.in.push_back({static_cast<uint32_t>(d.id), t0, t1});
+    }
     fig_.flit_hops += c;
     pt.rx_occ[d.cls] += c;
     if (pt.rx_occ[d.cls] > cfg_.nic_buf_cells && !fig_.cbfc_errors++)
       fig_.first_cbfc_error = fmt::format("XPU {} receive buffer of class {} on plane {}: {} cells held, {} granted (the "
                                           "switch sent without credit)", pt.xpu, d.cls, pl, pt.rx_occ[d.cls], cfg_.nic_buf_cells);
+  }
+  // The LLR partners of this plane's links, edge at T (after the switch's, as sw::Harness).
+  if (cfg_.llr)
+    for (unsigned a = 0; a < cfg_.xpus; ++a) llr_edge(s, nics_[static_cast<size_t>(a) * M + m]->ports[p], T);
+}
+
+// One LLR edge of a NIC port's link (docs/switch.md "LLR on links", as sw::Harness::llr_edge).
+void System::llr_edge(sw::Switch& s, Port& pt, core::Ps T) {
+  sw::LlrLink& k = *pt.llr;
+  k.edge(T);
+  // The switch's egress scheduler learns the wire time of its port it did not schedule.
+  if (const core::Ps u = k.unscheduled(sw::LlrLink::B); u > 0) s.egress_wire_busy(pt.xpu, u);
+  // Frames lost for good (a flush): SUE recovers them; a downlink frame never reaches the NIC buffer.
+  for (const sw::Packet& p : k.lost(sw::LlrLink::A)) {
+    pt.rx_occ[p.cls] -= cells(p.bytes);
+    release_frame(static_cast<uint32_t>(p.id));
+  }
+  for (const sw::Packet& p : k.lost(sw::LlrLink::B)) release_frame(static_cast<uint32_t>(p.id));
+  // Into the switch: the LLR RX delivers a frame once it is wholly in and its FCS checked, so it
+  // enters the switch ingress pin whole at this edge.
+  for (const sw::LlrLink::Delivery& d : k.delivered(sw::LlrLink::B)) {
+    sw::Packet p = d.p;
+    p.t_in = T;
+    p.t_in_last = T;
+    s.inject(pt.xpu, p);
+  }
+  // To the NIC: whole at this edge, so every beat is in (sue_rx takes them from the next SUE edge).
+  for (const sw::LlrLink::Delivery& d : k.delivered(sw::LlrLink::A)) {
+    const uint32_t fi = static_cast<uint32_t>(d.p.id);
+    const size_t L = frames_[fi].bytes.size() - sue::kFcsBytes;
+    pt.in.push_back({fi, T - ser(L), T});
   }
 }
 
@@ -913,8 +1060,11 @@ void System::cycle() {
   };
   // Switch edges before this SUE edge (both clocks on one picosecond time line).
   if (!sw_.empty())
-    while (sw_[0]->now() < t)
+    while (sw_[0]->now() < t) {
+      const core::Ps T = sw_[0]->now();
       for (unsigned pl = 0; pl < sw_.size(); ++pl) switch_tick(pl);
+      if (waves_ && !llr_rtl_.empty()) dump(T);  // RTL LLR partners: after their edge at T
+    }
   lap(prof_.sw);
 
   const bool rst = cycle_ < cfg_.reset_cycles;
@@ -941,13 +1091,18 @@ void System::cycle() {
     for (unsigned p = 0; p < P; ++p) {
       Port& pt = n.ports[p];
       pt.bucket = std::min(pt.bucket + bytes_per_cycle_, static_cast<double>(kBeatBytes));
-      pt.ready = pt.bucket > 0;
+      pt.ready = pt.bucket > 0 && (!pt.llr || pt.llr->queued(sw::LlrLink::A) < 2);  // LLR: its MAC TX FIFO
       if (pt.ready) ti.mac_tx_ready |= 1u << p;
-      // credit_ok_i: the gate's elig_o, except that the frame in progress is charged only at its eof
-      // transfer while sue_tx may start the next frame as soon as it has loaded that eof beat (the MAC may
-      // not have taken it yet): then its class also needs room for that frame.
+      // credit_ok_i: the gate's elig_o, except that a frame is charged only at its eof transfer while
+      // sue_tx may start the next frame as soon as it has loaded a beat into its output register (the MAC
+      // may not have taken it yet): while a frame is uncharged (in progress, or its first beat presented
+      // and not taken), its class also needs room for it.
       uint32_t ok = pt.elig & ((1u << kClasses) - 1);
-      if (pt.in_frame && pt.cur_cls < kClasses && pt.avail[pt.cur_cls] < 2 * mtu_cells_) ok &= ~(1u << pt.cur_cls);
+      const sue::TxOut& po = *n.to;
+      const int pend = pt.in_frame ? pt.cur_cls
+                       : (((po.mac_tx_valid & po.mac_tx_sof) >> p) & 1u) ? (po.mac_tx_data[p][6] >> 4) & 3
+                                                                          : -1;
+      if (pend >= 0 && pend < static_cast<int>(kClasses) && pt.avail[pend] < 2 * mtu_cells_) ok &= ~(1u << pend);
       ti.credit_ok |= ok << (4 * p);
       if (!rst)
         for (unsigned c = 0; c < kClasses; ++c)
@@ -976,7 +1131,7 @@ void System::cycle() {
       }
     }
   lap(prof_.net);
-  if (waves_) waves_->dump(t - cfg_.clock_ps / 2);
+  if (waves_) dump(t - cfg_.clock_ps / 2);
   // The edge.
   for (auto& np : nics_) {
     Nic& n = *np;
@@ -1002,7 +1157,7 @@ void System::cycle() {
     }
   }
   lap(prof_.rx);
-  if (waves_) waves_->dump(t);
+  if (waves_) dump(t);
   // After the edge: credits back to the XPUs, the receiving XPUs, the CBFC senders.
   for (auto& np : nics_) {
     Nic& n = *np;
@@ -1070,6 +1225,10 @@ std::string System::busy_reason() const {
   if (sb_.outstanding()) return fmt::format("{} commands not delivered", sb_.outstanding());
   for (size_t pl = 0; pl < sw_.size(); ++pl)
     if (sw_[pl]->in_flight()) return fmt::format("switch of plane {} holds {} packets", pl, sw_[pl]->in_flight());
+  for (const auto& np : nics_)
+    for (const Port& pt : np->ports)
+      if (pt.llr && pt.llr->in_flight())
+        return fmt::format("the LLR link of XPU {} on plane {} holds {} frames", pt.xpu, pt.plane, pt.llr->in_flight());
   if (live_frames_) return fmt::format("{} frames in the network", live_frames_);
   return "";
 }
@@ -1079,13 +1238,58 @@ std::optional<Mismatch> System::mismatch() const {
     if (n->ltx && n->ltx->mismatch()) return n->ltx->mismatch();
     if (n->lrx && n->lrx->mismatch()) return n->lrx->mismatch();
   }
+  for (const auto* e : llr_rtl_)
+    if (auto m = e->mismatch()) return m;
   return std::nullopt;
 }
 
 bool System::mismatched() const {
   for (const auto& n : nics_)
     if ((n->ltx && n->ltx->mismatch()) || (n->lrx && n->lrx->mismatch())) return true;
+  for (const auto* e : llr_rtl_)
+    if (e->mismatch()) return true;
   return false;
+}
+
+LinkFigures System::link_figures() const {
+  LinkFigures r;
+  auto add = [](sw::LinkStats& x, const sw::LinkStats& y) {
+    x.frames += y.frames;
+    x.frames_replayed += y.frames_replayed;
+    x.replays += y.replays;
+    x.nacks += y.nacks;
+    x.acks += y.acks;
+    x.bad_frames += y.bad_frames;
+    x.dropped_frames += y.dropped_frames;
+    x.lost_pkts += y.lost_pkts;
+    x.flushes += y.flushes;
+    x.buf_frames_max = std::max(x.buf_frames_max, y.buf_frames_max);
+    x.buf_bytes_max = std::max(x.buf_bytes_max, y.buf_bytes_max);
+    x.delivered_pkts += y.delivered_pkts;
+    x.delivered_bytes += y.delivered_bytes;
+    x.txq_max = std::max(x.txq_max, y.txq_max);
+  };
+  for (const auto& n : nics_)
+    for (const Port& pt : n->ports) {
+      if (pt.llr) {
+        ++r.llr_links;
+        add(r.up, pt.llr->stats(sw::LlrLink::A));
+        add(r.down, pt.llr->stats(sw::LlrLink::B));
+      }
+      for (const lnk::FaultInjector* f : {pt.inj_out.get(), pt.inj_in.get()})
+        if (f) {
+          r.wire_frames += f->stats().frames;
+          r.corrupted += f->stats().frames_corrupted;
+          r.dropped += f->stats().frames_dropped;
+        }
+    }
+  if (r.llr_links) {
+    r.wire_frames = r.up.frames + r.up.frames_replayed + r.down.frames + r.down.frames_replayed;
+    r.corrupted = r.up.bad_frames + r.down.bad_frames;
+    r.dropped = r.up.dropped_frames + r.down.dropped_frames;
+    r.llr_lost = r.up.lost_pkts + r.down.lost_pkts;
+  }
+  return r;
 }
 
 std::string System::model_assertion() const {
@@ -1138,9 +1342,12 @@ std::string System::nic_errors() const {
     if (n.to->err_no_port) return who + " sue_tx: err_no_port";
     if (n.ro->err_credit) return who + " sue_rx: err_credit";
     const auto& r = n.ro->cnt;
-    if (r[R::drop_mac] || r[R::drop_malformed] || r[R::drop_rcrc] || r[R::drop_hdr] || r[R::drop_dead] || r[R::stray_beats])
-      return fmt::format("{} sue_rx dropped frames without faults: mac {} malformed {} rcrc {} hdr {} dead {} stray beats {}",
-                         who, r[R::drop_mac], r[R::drop_malformed], r[R::drop_rcrc], r[R::drop_hdr], r[R::drop_dead],
+    // Without LLR a wire fault shows as a bad FCS at the receiving MAC (drop_mac): allowed, and counted.
+    const uint64_t mac = cfg_.faults.any() && !cfg_.llr ? 0 : r[R::drop_mac];
+    if (mac || r[R::drop_malformed] || r[R::drop_rcrc] || r[R::drop_hdr] || r[R::drop_dead] || r[R::stray_beats])
+      return fmt::format("{} sue_rx dropped frames {}: mac {} malformed {} rcrc {} hdr {} dead {} stray beats {}", who,
+                         cfg_.faults.any() ? (cfg_.llr ? "that the LLR should have repaired" : "that the wire faults do not explain")
+                                           : "without faults", r[R::drop_mac], r[R::drop_malformed], r[R::drop_rcrc], r[R::drop_hdr], r[R::drop_dead],
                          r[R::stray_beats]);
   }
   return "";

@@ -22,9 +22,18 @@
 // once, byte-exact (64-bit digest), at the right XPU, in order per {src, dst,
 // VC} in strict mode.
 //
+// Links: optionally (planes) link layer retry between every NIC port and its
+// switch port (sw::LlrLink, both directions, clocked by the switch core clock;
+// any partner the verilated llr RTL, alone or in lockstep with its model), and
+// wire faults on every link (lnk::FaultInjector: frame errors, bit errors,
+// drops). Without LLR a corrupted frame is forwarded (cut-through) and dropped
+// by the receiving NIC's MAC (FCS), a dropped one never arrives: SUE recovers
+// both (NACK, go-back-N, RTO).
+//
 // Plain C++ time wheel in picoseconds over two clocks: the SUE clock (625 ps,
 // 1.6 GHz) and the switch core clock (sw::Params::core_mhz). No SystemC.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -40,9 +49,13 @@
 #include "core/scoreboard.hpp"
 #include "core/stats.hpp"
 #include "core/time.hpp"
+#include "link/faults.hpp"
+#include "llr/llr.hpp"
+#include "llr/llr_blocks.hpp"
 #include "sue/encap.hpp"
 #include "sue/sue_rx_model.hpp"
 #include "sue/sue_tx_model.hpp"
+#include "switch/llr_link.hpp"
 #include "switch/switch.hpp"
 
 namespace tb::system_tb {
@@ -95,6 +108,16 @@ struct SysConfig {
   // blocks, per XPU (every instance of the XPU)
   std::vector<Kind> tx_kind, rx_kind;
   bool check_frames = true;  ///< sue::decode every frame a NIC sends (FCS, headers, commands)
+  bool flit = false;         ///< nic=flit: every NIC a sue::Nic, the event-driven FlitSystem (tb/system/system_flit.*)
+  bool flit_poll = false;    ///< testing: every sue::Nic works at every edge (sue::NicConfig::poll); same results
+  // links (planes: NIC port <-> switch port; mesh: NIC port <-> NIC port)
+  bool llr = false;           ///< planes: link layer retry on every NIC <-> switch link, both directions (sw::LlrLink)
+  lnk::FaultConfig faults;    ///< every wire, both directions, each its own random stream
+  std::string llr_variant = "l20";  ///< the compiled LLR RTL variant (rtl/llr/CMakeLists.txt) of every partner
+  llr::Params llr_params;     ///< both partners of every LLR link (the compiled RTL variant's parameters)
+  llr::Cfg llr_cfg;
+  std::vector<Kind> llr_nic_kind;  ///< per XPU: its NIC-side LLR partners (every port of every instance); empty: models
+  std::vector<Kind> llr_sw_kind;   ///< per plane * xpus + port: the switch-side LLR partner; empty: models
   uint64_t seed = 1;
   unsigned reset_cycles = 4;
   core::Ps clock_ps = 625;  ///< SUE clock, 1.6 GHz
@@ -103,7 +126,10 @@ struct SysConfig {
   unsigned ports() const { return tp.num_ports; }
   unsigned planes() const { return topology == Topology::planes ? instances * tp.num_ports : 0; }
   unsigned nics() const { return xpus * instances; }
-  bool any_rtl() const;
+  bool any_rtl() const;      ///< a sue_tx or sue_rx block is RTL
+  bool any_llr_rtl() const;  ///< an LLR partner is RTL
+  /// The LLR partner at `side` (A: the NIC port, B: the switch port) of the link of XPU `a` on `plane`.
+  Kind llr_kind(unsigned plane, unsigned a, sw::LlrLink::Side side) const;
 };
 
 /// Which instance and peer slot carries each pair of XPUs (both ends list each
@@ -150,16 +176,74 @@ class Peering {
 std::vector<std::pair<unsigned, unsigned>> demand_pairs(const SysConfig& c, bool& complete,
                                                         std::vector<uint32_t>* perm = nullptr);
 
+/// One NIC port's transmit wire (System::frame_done and FlitSystem::frame_out): a frame of `len` bytes
+/// (pad and FCS included) whose first beat the MAC took at `sof` and its last at `eof` starts on the
+/// wire once the NIC transmit PHY has it and the previous frame (+ preamble, IFG) is out; its first
+/// byte reaches the far pin after the preamble and the cable, its last `ser(len)` later (or when the
+/// MAC had it, if later). `wire_free` is updated.
+struct WireTimes {
+  core::Ps start, t_in, t_in_last;
+};
+inline WireTimes wire_times(core::Ps sof, core::Ps eof, uint32_t len, core::Ps& wire_free, core::Ps nic_tx, core::Ps cable,
+                            unsigned gbps) {
+  constexpr unsigned kPreamble = 8, kOverhead = 20;  // preamble + SFD; + IFG
+  auto ser = [gbps](uint64_t bytes) { return static_cast<core::Ps>((bytes * 8000 + gbps - 1) / gbps); };
+  WireTimes w;
+  w.start = std::max(sof + nic_tx, wire_free);
+  wire_free = w.start + ser(len + kOverhead);
+  w.t_in = w.start + ser(kPreamble) + cable;
+  w.t_in_last = std::max(w.t_in + ser(len), eof + nic_tx + cable);
+  return w;
+}
+
+/// What an XPU's traffic generator keeps between requests (System and FlitSystem share it, with
+/// next_destination and request_shape, so both NIC models see the same patterns).
+struct XpuGen {
+  unsigned a2a = 0;      ///< alltoall: offset of the next destination
+  uint64_t spray = 0;    ///< unordered: round robin over the instances of a pair
+  unsigned ar_step = 0;  ///< allreduce: current step, bytes of it sent, bytes received per step, done
+  uint32_t ar_sent = 0;
+  std::vector<uint32_t> ar_recv;
+  bool ar_done = false;
+};
+
+/// Destination of XPU a's next request under the pattern, or -1 when it has none now (not an incast
+/// sender, an all-reduce step waiting for the predecessor's chunk or all steps done, nobody reachable).
+/// Uniform draws the destination from rng; all-reduce advances its step here.
+int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
+                     core::Rng& rng, XpuGen& X, unsigned a);
+/// Opcode, write data length and aux field (read length, all-reduce step) of that request: sizes and the
+/// read choice drawn from rng (after the destination, only when the request is issued).
+void request_shape(const SysConfig& c, core::Rng& rng, XpuGen& X, Op& op, unsigned& dlen, unsigned& aux);
+
 /// Per-component wall time of the loop (bench profile), seconds.
 struct Profile {
   double xpu = 0, tx = 0, rx = 0, net = 0, sw = 0;
 };
 
+/// Engines of the LLR partners: index (plane * xpus + xpu) * 2 + side (sw::LlrLink::A = the NIC port,
+/// B = the switch port); nullptr or a short vector: llr::Model.
+using LlrEngines = std::vector<std::unique_ptr<sw::LlrEngine>>;
+inline size_t llr_engine_index(unsigned plane, unsigned xpus, unsigned a, sw::LlrLink::Side side) {
+  return (static_cast<size_t>(plane) * xpus + a) * 2 + side;
+}
+
+/// Link figures summed over every link (both directions).
+struct LinkFigures {
+  unsigned llr_links = 0;
+  sw::LinkStats up, down;      ///< LLR: NIC -> switch, switch -> NIC (sums; *_max: the largest)
+  uint64_t wire_frames = 0;    ///< frames the wires carried (LLR: first transmissions and replays)
+  uint64_t corrupted = 0;      ///< frames that arrived with a bad FCS
+  uint64_t dropped = 0;        ///< frames that never arrived
+  uint64_t llr_lost = 0;       ///< LLR: frames lost for good (a flush)
+};
+
 class System {
  public:
   /// tx / rx: one block per NIC (index xpu * instances + instance); nullptr = the C++ model
-  /// (run directly, outputs read by reference: the fast path).
-  System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx);
+  /// (run directly, outputs read by reference: the fast path). llr: engines of LLR partners (llr_engine_index).
+  System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx,
+         LlrEngines llr = {});
   ~System();
 
   /// One SUE clock edge, after the switch edges that come before it.
@@ -178,8 +262,9 @@ class System {
   std::string model_assertion() const;
   void finish() { sb_.finish(); }
   void set_profiling(bool on) { profiling_ = on; }
-  /// RTL waves: dumped at the falling edge before each SUE edge and after it.
-  void set_waves(Waves* w) { waves_ = w; }
+  /// RTL waves: dumped at the falling edge before each SUE edge and after it (RTL LLR partners: after
+  /// each switch clock edge); times only increase (a dump at or before the last one moves 1 ps later).
+  void set_waves(Waves* w);
   const Profile& profile() const { return prof_; }
 
   // ---- results
@@ -225,6 +310,9 @@ class System {
   uint64_t delivered() const;
   /// Frames allocated (in a MAC, a link, a switch or a NIC receive queue).
   size_t frames_in_flight() const { return live_frames_; }
+  LinkFigures link_figures() const;
+  /// The LLR partners that are RTL (alone or in lockstep), in build order.
+  const std::vector<const llr_tb::LinkEngine*>& llr_rtl() const { return llr_rtl_; }
 
  private:
   struct Cmd;
@@ -257,6 +345,8 @@ class System {
   bool profiling_ = false;
   Profile prof_;
   Waves* waves_ = nullptr;
+  core::Ps last_dump_ = -1;
+  std::vector<const llr_tb::LinkEngine*> llr_rtl_;
 
   core::Ps ser(uint64_t bytes) const {
     return static_cast<core::Ps>((bytes * 8000 + cfg_.port_gbps - 1) / cfg_.port_gbps);
@@ -267,6 +357,9 @@ class System {
   void release_frame(uint32_t f);
 
   void build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<std::unique_ptr<RxBlock>>& rx);
+  void build_links(LlrEngines& llr);
+  void llr_edge(sw::Switch& s, Port& pt, core::Ps T);
+  void dump(core::Ps t);
   void switch_tick(unsigned plane);
   void generate(unsigned a);
   bool make_request(unsigned a, Cmd& c);

@@ -8,7 +8,9 @@
 #include <regex>
 
 #include "common/table.hpp"
+#include "system/system_flit.hpp"
 #include "common/vcontext.hpp"
+#include "llr/llr_blocks.hpp"
 #include "sue/sue_rx_block.hpp"
 #include "sue/sue_tx_block.hpp"
 #include "verilated.h"
@@ -18,6 +20,7 @@ namespace tb::system_tb {
 namespace {
 
 constexpr uint64_t kCycles = 20000;  // 12.5 us of traffic at 1.6 GHz
+constexpr const char* kLlrVariant = "l20";  // the default LLR RTL variant (SeqBits 20, BufLog2 8, TimerWidth 20)
 
 const std::vector<std::string> kConfigs = {"s1", "s2", "s4", "lite"};
 const std::vector<std::string> kPatterns = {"uniform", "permutation", "incast", "alltoall", "allreduce"};
@@ -67,10 +70,34 @@ void declare(core::Schema& s) {
   s.add_int("sink_delay", 0, 0, 1000000, "cycles before the receiving XPU returns a receive credit");
   s.add_int("rto", 8192, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 256, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
-  s.add_text("rtl", "none", "none|x[0-9]+\\.(tx|rx)(,x[0-9]+\\.(tx|rx))*", "none|xN.tx|xN.rx[,...] (e.g. x0.tx,x0.rx)",
-             "blocks that are verilated RTL (every instance of XPU N); the others are C++ models");
+  s.add_text("rtl", "none", "none|(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr)(,(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr))*",
+             "none|xN.tx|xN.rx|xN.llr|swP.pN.llr[,...] (e.g. x0.tx,x0.rx,sw0.p3.llr)",
+             "blocks that are verilated RTL: xN.tx / xN.rx the sue_tx / sue_rx of every instance of XPU N, xN.llr the "
+             "NIC-side LLR partners of XPU N (every port), swP.pN.llr the LLR partner at port N (XPU N) of plane P's "
+             "switch (both need llr=true); the others are C++ models");
   s.add_bool("lockstep", true, "an RTL block runs its C++ model beside it and compares every output, every cycle");
   s.add_bool("check_frames", true, "sue::decode every frame a NIC sends (FCS, headers, RH, commands)");
+  s.add_bool("llr", false,
+             "link layer retry on every NIC <-> switch link, both directions (sw::LlrLink: an LLR partner at the NIC port "
+             "and at the switch port, clocked by the switch core clock; topology=planes)");
+  s.add_real("fer", 0, 0, 1, "frame error rate of every wire, both directions: a frame fails its FCS with this probability "
+             "(lnk::FaultConfig::fer)");
+  s.add_real("ber", 0, 0, 1, "bit error rate of every wire: a frame of L bytes is corrupted with 1-(1-ber)^(8L) (LLR "
+             "control words too)");
+  s.add_real("drop_prob", 0, 0, 1, "every wire drops each frame with this probability (it never arrives)");
+  s.add_real("ctl_drop_prob", 0, 0, 1, "every wire loses each LLR control word (ACK, NACK, INIT) with this probability "
+             "(needs llr=true)");
+  s.add_choice("llr_variant", kLlrVariant, tb::names_of(llr_tb::rtl_variants(), true),
+               "the compiled LLR RTL parameterization (rtl/llr/CMakeLists.txt) whose parameters every LLR partner, model "
+               "or RTL, uses (l20: SeqBits 20, 256-frame buffer; l7: SeqBits 7, 32 frames; *_mutant: a planted bug, to "
+               "see the lockstep catch it)");
+  s.add_int("llr_frames_max", 32, 1, 256, "LLR replay buffer, frames (cfg_frames_max_i; at most min(2^BufLog2, "
+            "2^(SeqBits-1)-1) of llr_variant)");
+  s.add_int("llr_replay_timer", 1000, 1, (1 << 20) - 1,
+            "LLR switch-clock cycles without ACK progress before a replay (cfg_replay_timer_i)");
+  s.add_choice("nic", "cycle", {"cycle", "flit"},
+               "NIC model: cycle (sue_tx + sue_rx, the cycle-exact C++ twins, ticked every SUE cycle, or RTL) or flit "
+               "(sue::Nic: frame granularity, event-driven, for fabric-scale runs; docs/system.md \"The flit NIC model\")");
   s.add_int("warmup_cycles", 0, 0, 1000000000, "cycles before the measurement window (throughput, fairness, planes)");
   s.add_int("drain_cycles", 400000, 1000, 1000000000, "cycles allowed to settle after the traffic stops");
 }
@@ -122,15 +149,65 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   // Blocks.
   c.tx_kind.assign(N, Kind::model);
   c.rx_kind.assign(N, Kind::model);
+  c.llr = s.b("llr");
+  c.faults.fer = s.r("fer");
+  c.faults.ber = s.r("ber");
+  c.faults.drop_prob = s.r("drop_prob");
+  c.faults.ctl_drop_prob = s.r("ctl_drop_prob");
+  if (std::string e = c.faults.validate(); !e.empty()) throw core::UsageError("setting " + e);
+  if (c.llr && c.topology == Topology::mesh)
+    throw core::UsageError("setting 'llr'=true with topology=mesh: LLR runs on the NIC <-> switch links (allowed: llr=false, "
+                           "or topology=planes)");
+  if (c.faults.ctl_drop_prob > 0 && !c.llr)
+    throw core::UsageError(fmt::format("setting 'ctl_drop_prob'={} needs llr=true: only LLR puts control words on the wire "
+                                       "(allowed: 0 with llr=false)", c.faults.ctl_drop_prob));
+  // LLR: the parameters of the compiled RTL variant (rtl/llr/CMakeLists.txt), so any partner can be RTL.
+  c.llr_variant = s.s("llr_variant");
+  const llr_tb::RtlVariant* lv = llr_tb::find_variant(c.llr_variant);
+  if (!lv)
+    throw core::UsageError(fmt::format("setting 'llr_variant'={} is not compiled into this build (allowed: {})", c.llr_variant,
+                                       kLlrVariant));
+  c.llr_params = lv->params;
+  c.llr_cfg.frames_max = static_cast<uint32_t>(s.i("llr_frames_max"));
+  {
+    const uint32_t fmax = std::min<uint32_t>(1u << c.llr_params.buf_log2, (1u << (c.llr_params.seq_bits - 1)) - 1u);
+    if (c.llr_cfg.frames_max > fmax)
+      throw core::UsageError(fmt::format("setting 'llr_frames_max'={} with llr_variant={} (allowed: 1..{}: min(2^BufLog2, "
+                                         "2^(SeqBits-1)-1))", c.llr_cfg.frames_max, c.llr_variant, fmax));
+  }
+  c.llr_cfg.replay_timer = static_cast<uint32_t>(s.i("llr_replay_timer"));
   const std::string rtl = s.s("rtl");
   const Kind rk = s.b("lockstep") ? Kind::lockstep : Kind::rtl;
   if (rtl != "none") {
-    std::regex item("x([0-9]+)\\.(tx|rx)");
+    const unsigned planes = c.planes();
+    std::regex item("x([0-9]+)\\.(tx|rx|llr)|sw([0-9]+)\\.p([0-9]+)\\.llr");
     for (std::sregex_iterator it(rtl.begin(), rtl.end(), item), end; it != end; ++it) {
+      const bool sw_item = (*it)[3].matched;
+      const std::string what = (*it)[0].str();
+      if ((sw_item || (*it)[2].str() == "llr") && !c.llr)
+        throw core::UsageError(fmt::format("setting 'rtl'={} names the LLR partner {} but llr=false (allowed: with llr=true, "
+                                           "or rtl items xN.tx|xN.rx)", rtl, what));
+      if (sw_item) {
+        const unsigned long pl = std::stoul((*it)[3].str()), port = std::stoul((*it)[4].str());
+        if (pl >= planes)
+          throw core::UsageError(fmt::format("setting 'rtl'={} names plane {} but there are {} planes (allowed: sw0..sw{})",
+                                             rtl, pl, planes, planes - 1));
+        if (port >= N)
+          throw core::UsageError(fmt::format("setting 'rtl'={} names port {} but the switches have {} ports, one per XPU "
+                                             "(allowed: p0..p{})", rtl, port, N, N - 1));
+        c.llr_sw_kind.resize(static_cast<size_t>(planes) * N, Kind::model);
+        c.llr_sw_kind[pl * N + port] = rk;
+        continue;
+      }
       const unsigned long x = std::stoul((*it)[1].str());
       if (x >= N)
         throw core::UsageError(fmt::format("setting 'rtl'={} names XPU {} but xpus={} (allowed: x0..x{})", rtl, x, N, N - 1));
-      ((*it)[2].str() == "tx" ? c.tx_kind : c.rx_kind)[x] = rk;
+      if ((*it)[2].str() == "llr") {
+        c.llr_nic_kind.resize(N, Kind::model);
+        c.llr_nic_kind[x] = rk;
+      } else {
+        ((*it)[2].str() == "tx" ? c.tx_kind : c.rx_kind)[x] = rk;
+      }
     }
   }
 
@@ -215,6 +292,9 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   w.max_xpus = std::max<uint32_t>(w.max_xpus, N);
   if (c.topology == Topology::planes)
     if (std::string e = w.validate(); !e.empty()) throw core::UsageError("switch: " + e);
+  if (c.llr && (1u << c.llr_params.len_width) - 1u < w.mtu_bytes)
+    throw core::UsageError(fmt::format("setting 'llr'=true: the LLR's LenWidth={} cannot carry the {}-byte frames of "
+                                       "sue_config={} (allowed: llr=false)", c.llr_params.len_width, w.mtu_bytes, c.variant));
   const uint32_t frame_cells = (w.mtu_bytes + 127) / 128;
   if (c.topology == Topology::mesh && c.nic_buf_cells < frame_cells)
     throw core::UsageError(fmt::format("setting 'nic_buf_cells'={} is below one largest frame (allowed: {}..32767)",
@@ -222,6 +302,17 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   if (c.topology == Topology::planes && c.nic_buf_cells < frame_cells)
     throw core::UsageError(fmt::format("setting 'nic_buf_cells'={} is below one largest frame (allowed: {}..32767)",
                                        c.nic_buf_cells, frame_cells));
+  c.flit = s.s("nic") == "flit";
+  if (c.flit) {
+    if (c.any_rtl() || c.any_llr_rtl())
+      throw core::UsageError("setting 'nic'=flit with rtl blocks: the flit NIC model has no RTL (allowed: rtl=none, or nic=cycle)");
+    if (c.llr)
+      throw core::UsageError("setting 'nic'=flit with llr=true: the flit NIC model has no LLR partner (allowed: llr=false, or "
+                             "nic=cycle)");
+    if (c.tp.lite())
+      throw core::UsageError("setting 'nic'=flit with sue_config=lite: the flit NIC model does not model SUE Lite (allowed: "
+                             "s1|s2|s4, or nic=cycle)");
+  }
   // The pairs must fit the peer tables (throws the one line).
   Peering check(c, demand, complete);
   return c;
@@ -233,22 +324,59 @@ struct Built {
   VerilatedContext* ctx = nullptr;
   std::unique_ptr<Waves> waves;
   std::unique_ptr<System> sys;
+  std::unique_ptr<FlitSystem> flit;  // nic=flit (then sys is empty)
   std::vector<std::string> desc;  // per XPU with RTL
+  std::vector<std::string> llr_desc;  // per RTL LLR partner
 };
 
 Built build(const SysConfig& c, const std::string& waves_path) {
   Built b;
+  if (c.flit) {
+    if (!waves_path.empty())
+      throw core::UsageError("option --waves with nic=flit: the flit NIC model has no signals to dump (allowed: nic=cycle)");
+    b.flit = std::make_unique<FlitSystem>(c);
+    return b;
+  }
   const unsigned N = c.xpus, M = c.instances;
   std::vector<std::unique_ptr<TxBlock>> tx(static_cast<size_t>(N) * M);
   std::vector<std::unique_ptr<RxBlock>> rx(static_cast<size_t>(N) * M);
   Waves* w = nullptr;
-  if (c.any_rtl()) {
+  LlrEngines llr;
+  if (c.any_rtl() || c.any_llr_rtl()) {
     b.ctx = shared_context();
     b.ctx->assertOn(true);
     if (!waves_path.empty()) {
       b.waves = std::make_unique<Waves>();
       w = b.waves.get();
     }
+  }
+  if (c.any_llr_rtl()) {
+    // LLR partners as RTL: the compiled variant behind sw::LlrEngine (tb::llr_tb::LinkEngine).
+    const llr_tb::RtlVariant& v = *llr_tb::find_variant(c.llr_variant);
+    llr.resize(llr_engine_index(c.planes(), N, 0, sw::LlrLink::A));
+    for (unsigned pl = 0; pl < c.planes(); ++pl)
+      for (unsigned a = 0; a < N; ++a)
+        for (sw::LlrLink::Side side : {sw::LlrLink::A, sw::LlrLink::B}) {
+          const Kind k = c.llr_kind(pl, a, side);
+          if (k == Kind::model) continue;
+          const unsigned m = pl / c.ports(), p = pl % c.ports();
+          const std::string name = side == sw::LlrLink::A ? fmt::format("x{}i{}p{}.llr", a, m, p) : fmt::format("sw{}.p{}.llr", pl, a);
+          std::string scope = name;
+          for (char& ch : scope)
+            if (ch == '.') ch = '_';
+          auto r = llr_tb::make_rtl(v, b.ctx, scope, w);
+          std::unique_ptr<llr_tb::LlrBlock> blk;
+          if (k == Kind::lockstep)
+            blk = llr_tb::make_lockstep(std::move(r), c.llr_params, scope);
+          else
+            blk = std::move(r);
+          llr[llr_engine_index(pl, N, a, side)] = std::make_unique<llr_tb::LinkEngine>(std::move(blk), name);
+          b.llr_desc.push_back(fmt::format("LLR {} ({} of the link of XPU {} on plane {}): rtl {}{}", name,
+                                           side == sw::LlrLink::A ? "NIC side" : "switch side", a, pl, v.name,
+                                           k == Kind::lockstep ? " + lockstep model" : ""));
+        }
+  }
+  if (c.any_rtl()) {
     const sue_tb::TxVariant& tv = *sue_tb::find_tx_variant(c.variant);
     const sue_tb::RxVariant& rv = *sue_tb::find_rx_variant(c.variant);
     for (unsigned a = 0; a < N; ++a)
@@ -268,16 +396,25 @@ Built build(const SysConfig& c, const std::string& waves_path) {
     for (unsigned a = 0; a < N; ++a)
       if (c.tx_kind[a] != Kind::model || c.rx_kind[a] != Kind::model)
         b.desc.push_back(fmt::format("XPU {}: sue_tx {}, sue_rx {}", a, kind(c.tx_kind[a]), kind(c.rx_kind[a])));
-    if (w)
-      if (std::string err = w->open(waves_path); !err.empty()) throw core::UsageError(err);
   }
-  b.sys = std::make_unique<System>(c, std::move(tx), std::move(rx));
+  if (w)
+    if (std::string err = w->open(waves_path); !err.empty()) throw core::UsageError(err);
+  b.sys = std::make_unique<System>(c, std::move(tx), std::move(rx), std::move(llr));
   if (w) b.sys->set_waves(w);
   return b;
 }
 
 /// The run: warm-up + traffic cycles (allreduce: until done, at most that), then the drain.
 void run_loop(Built& b, uint64_t traffic, uint64_t drain) {
+  if (b.flit) {  // events only; checked every 1,000 cycles for the stop and the drain, as often as that matters
+    FlitSystem& fs = *b.flit;
+    const uint64_t stop_at = fs.config().warmup_cycles + traffic;
+    while (fs.cycles() < stop_at && !fs.figures().ar_done_cycle) fs.run_to(std::min(stop_at, fs.cycles() + 1000));
+    fs.stop_traffic();
+    const uint64_t stopped = fs.cycles();
+    while (!fs.idle() && fs.cycles() < stopped + drain) fs.run_to(std::min(stopped + drain, fs.cycles() + 1000));
+    return;
+  }
   System& sys = *b.sys;
   const uint64_t stop_at = sys.config().warmup_cycles + traffic;
   uint64_t stopped = 0;
@@ -306,7 +443,8 @@ struct Tput {
   double plane_imbalance = 1;
 };
 
-Tput throughput(const System& sys) {
+template <class S>
+Tput throughput(const S& sys) {
   const auto& c = sys.config();
   const auto& f = sys.figures();
   Tput t;
@@ -364,6 +502,9 @@ SwTel telemetry(const sw::Switch& s) {
   return t;
 }
 
+template <class S>
+RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uint64_t traffic, uint64_t drain, double wall);
+
 RunResult run_system(const RunConfig& cfg) {
   const core::Settings& s = cfg.settings;
   const SysConfig c = config_from_settings(s, cfg.seed);
@@ -372,9 +513,15 @@ RunResult run_system(const RunConfig& cfg) {
   using clk = std::chrono::steady_clock;
   const auto w0 = clk::now();
   Built b = build(c, cfg.waves_path);
-  System& sys = *b.sys;
   run_loop(b, traffic, drain);
   const double wall = std::chrono::duration<double>(clk::now() - w0).count();
+  if (b.flit) return report(cfg, c, b, *b.flit, traffic, drain, wall);
+  return report(cfg, c, b, *b.sys, traffic, drain, wall);
+}
+
+/// The summary and JSON of a run of either engine (System: cycle-exact NICs; FlitSystem: sue::Nic).
+template <class S>
+RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uint64_t traffic, uint64_t drain, double wall) {
   const bool drained = sys.idle();
   sys.finish();
 
@@ -409,14 +556,33 @@ RunResult run_system(const RunConfig& cfg) {
                                                       "< {} peers; uniform traffic stays within each XPU's {} peers)",
                                                       pe.pairs_missing(), c.tp.num_peers, M, N - 1, pe.max_degree())
                                         : std::string());
-  if (b.desc.empty())
+  if (c.flit)
+    out += "  blocks: every NIC the flit model sue::Nic (frame granularity, event-driven; docs/system.md \"The flit NIC "
+           "model\"); no frame bytes, so no frame checks\n";
+  else if (b.desc.empty())
     out += "  blocks: every sue_tx and sue_rx a C++ model\n";
   else
     for (auto& d : b.desc) out += "  blocks: " + d + " (every instance); the others C++ models\n";
+  for (auto& d : b.llr_desc) out += "  blocks: " + d + "; the other LLR partners C++ models\n";
   out += fmt::format("  links: NIC TX {} ns + cable {} ns + NIC RX {} ns; SUE clock 1600 MHz (625 ps); {} traffic cycles ({}), "
                      "{} in all; wall {:.2f} s\n",
                      c.nic_tx_ns, c.cable_ns, c.nic_rx_ns, traffic, core::format_time(static_cast<core::Ps>(traffic) * 625),
                      r.cycles, wall);
+  const bool faulty = c.faults.any();
+  if (c.llr || faulty) {
+    std::string fl;
+    for (auto [k, v] : {std::pair{"fer", c.faults.fer}, {"ber", c.faults.ber}, {"drop_prob", c.faults.drop_prob},
+                        {"ctl_drop_prob", c.faults.ctl_drop_prob}})
+      if (v > 0) fl += fmt::format("{}{} {}", fl.empty() ? "" : ", ", k, v);
+    out += fmt::format("  link faults: {}; {}\n", fl.empty() ? "none" : fl + " on every wire, both directions",
+                       c.llr ? fmt::format("LLR on every NIC <-> switch link (sw::LlrLink: a partner at the NIC port and one at "
+                                           "the switch port, {} MHz switch clock; llr variant {}, frames_max {}, replay timer "
+                                           "{} cycles, ACK every {} frames); SUE retransmits only what LLR loses",
+                                           c.swp.core_mhz, c.llr_variant, c.llr_cfg.frames_max, c.llr_cfg.replay_timer,
+                                           c.llr_cfg.ack_spacing)
+                             : "no LLR: a corrupted frame is forwarded and dropped by the receiving NIC's MAC (bad FCS), a "
+                               "dropped one never arrives; SUE recovers both (NACK, go-back-N, RTO)");
+  }
   out += fmt::format("  traffic: pattern {}, load {} per XPU ({:.1f} Gb/s), sizes {}..{} B ({}), read ratio {}{}{}; VC 0 "
                      "requests, VC 1 responses\n\n",
                      pattern_name(c.pattern), c.load, c.load * M * P * c.port_gbps, c.dlen_min, c.dlen_max,
@@ -513,7 +679,7 @@ RunResult run_system(const RunConfig& cfg) {
                        "to {:.1f} ns late\n", f.late_frames, core::to_ns(f.late_max));
   out += fmt::format("  network: {} frames ({} data, {} ACK-only{}), {} wire bytes, {} flit-hops (128-B flits leaving a {}); "
                      "drops: {} lossless, {} other\n\n",
-                     f.frames, f.data_frames, f.ack_frames, c.check_frames ? "" : ", frame checks off", f.wire_bytes,
+                     f.frames, f.data_frames, f.ack_frames, c.check_frames && !c.flit ? "" : ", frame checks off", f.wire_bytes,
                      f.flit_hops, c.topology == Topology::planes ? "switch port" : "NIC port", f.lossless_drops,
                      f.other_drops);
 
@@ -526,6 +692,57 @@ RunResult run_system(const RunConfig& cfg) {
                      sys.tx_sum(T::ack_only), sys.tx_sum(T::ack_sent), sys.tx_sum(T::nack_sent), sys.tx_sum(T::gbn),
                      sys.tx_sum(T::rto), sys.tx_sum(T::pdus_rtx), sys.rx_sum(lite ? R::lite_ok : R::pdus_ok),
                      sys.rx_sum(R::drop_psn), sys.rx_sum(R::drop_dup));
+  nlohmann::json jlinks;
+  if (c.llr || faulty) {
+    const LinkFigures lf = sys.link_figures();
+    const uint64_t lost = c.llr ? lf.llr_lost : lf.corrupted + lf.dropped;
+    out += fmt::format("Links: {} frames on the wires, {} corrupted (bad FCS), {} dropped; {} frames lost to SUE{}; SUE "
+                       "recovery: {} sue_rx MAC (FCS) drops, {} NACKs, {} go-back-N, {} RTOs, {} retransmitted PDUs\n",
+                       lf.wire_frames, lf.corrupted, lf.dropped, lost,
+                       c.llr ? " (LLR flushes)" : " (every corrupted or dropped frame)", sys.rx_sum(R::drop_mac),
+                       sys.tx_sum(T::nack_sent), sys.tx_sum(T::gbn), sys.tx_sum(T::rto), sys.tx_sum(T::pdus_rtx));
+    jlinks = {{"llr", c.llr}, {"wire_frames", lf.wire_frames}, {"corrupted", lf.corrupted}, {"dropped", lf.dropped},
+              {"frames_lost", lost}, {"sue_mac_drops", sys.rx_sum(R::drop_mac)}, {"sue_nacks", sys.tx_sum(T::nack_sent)},
+              {"sue_gbn", sys.tx_sum(T::gbn)}, {"sue_rtos", sys.tx_sum(T::rto)}, {"sue_retransmitted_pdus", sys.tx_sum(T::pdus_rtx)}};
+    if (c.llr) {
+      Table tl(fmt::format("LLR on {} NIC <-> switch links (sums over the links; replay buffer: the largest)", lf.llr_links));
+      tl.header({"direction", "frames", "frames replayed", "replays", "NACKs", "ACKs", "bad frames", "dropped", "flushes",
+                 "lost", "replay buffer max (frames)"});
+      nlohmann::json jd;
+      for (auto [name, key, x] : {std::tuple{"NIC -> switch", "up", &lf.up}, {"switch -> NIC", "down", &lf.down}}) {
+        tl.row({name, std::to_string(x->frames), std::to_string(x->frames_replayed), std::to_string(x->replays),
+                std::to_string(x->nacks), std::to_string(x->acks), std::to_string(x->bad_frames),
+                std::to_string(x->dropped_frames), std::to_string(x->flushes), std::to_string(x->lost_pkts),
+                std::to_string(x->buf_frames_max)});
+        jd[key] = {{"frames", x->frames}, {"frames_replayed", x->frames_replayed}, {"replays", x->replays}, {"nacks", x->nacks},
+                   {"acks", x->acks}, {"bad_frames", x->bad_frames}, {"dropped_frames", x->dropped_frames},
+                   {"flushes", x->flushes}, {"lost", x->lost_pkts}, {"buf_frames_max", x->buf_frames_max}};
+      }
+      out += tl.str();
+      jlinks["llr_links"] = lf.llr_links;
+      jlinks["directions"] = jd;
+      jlinks["frames_replayed"] = lf.up.frames_replayed + lf.down.frames_replayed;
+      jlinks["replays"] = lf.up.replays + lf.down.replays;
+      jlinks["nacks"] = lf.up.nacks + lf.down.nacks;
+      jlinks["bad_frames"] = lf.up.bad_frames + lf.down.bad_frames;
+      jlinks["flushes"] = lf.up.flushes + lf.down.flushes;
+      jlinks["buf_frames_max"] = std::max(lf.up.buf_frames_max, lf.down.buf_frames_max);
+    }
+    nlohmann::json jr = nlohmann::json::array();
+    for (const llr_tb::LinkEngine* e : sys.llr_rtl()) {
+      const llr::Out o = e->outputs();
+      out += fmt::format("  RTL LLR {}: {} edges{}; frames sent {} (+{} replayed), received {} good / {} bad, NACKs sent "
+                         "{}, state tx {} rx {}\n",
+                         e->name(), e->edges(), e->lockstep() ? (e->mismatch() ? " in lockstep: MISMATCH" : " in lockstep, 0 mismatches") : "",
+                         o.cnt[llr::tx_ok], o.cnt[llr::tx_replay], o.cnt[llr::rx_ok], o.cnt[llr::rx_bad],
+                         o.cnt[llr::tx_nack_ctlos], o.tx_state, o.rx_state);
+      nlohmann::json je = {{"name", e->name()}, {"edges", e->edges()}, {"lockstep", e->lockstep()},
+                           {"mismatch", static_cast<bool>(e->mismatch())}};
+      for (unsigned i = 0; i < llr::kNumCounters; ++i) je[llr::counter_name(i)] = o.cnt[i];
+      jr.push_back(je);
+    }
+    if (!jr.empty()) jlinks["rtl"] = jr;
+  }
   if (c.pattern == Pattern::allreduce) {
     const double t_ns = core::to_ns(static_cast<core::Ps>(f.ar_done_cycle) * 625);
     const double bytes = static_cast<double>(c.chunk_bytes) * N;  // the vector each XPU reduces
@@ -540,6 +757,7 @@ RunResult run_system(const RunConfig& cfg) {
 
   // ---- JSON
   j["xpus"] = N;
+  if (c.flit) j["nic"] = "flit";  // (absent: the cycle-exact NICs, as before the setting existed)
   j["instances"] = M;
   j["ports"] = P;
   j["planes"] = c.planes();
@@ -573,6 +791,7 @@ RunResult run_system(const RunConfig& cfg) {
   for (unsigned i = 0; i < R::kNum; ++i) jr[sue::rx_counter_name(i)] = sys.rx_sum(i);
   j["tx"] = jt;
   j["rx"] = jr;
+  if (!jlinks.is_null()) j["links"] = jlinks;
 
   // ---- verdict
   if (auto m = sys.mismatch()) {
@@ -617,7 +836,7 @@ RunResult run_system(const RunConfig& cfg) {
   if (std::string e = sys.nic_errors(); !e.empty()) r.failures.push_back(e);
   if (sb.expected == 0) r.failures.push_back("no command was issued");
   r.pass = r.failures.empty();
-  if (!r.pass) out += "\n  reproduce: " + reproduce_line(cfg, c.any_rtl()) + "\n";
+  if (!r.pass) out += "\n  reproduce: " + reproduce_line(cfg, c.any_rtl() || c.any_llr_rtl()) + "\n";
   r.summary = out;
   return r;
 }
@@ -628,6 +847,18 @@ double cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// The bench's NIC model unless --set nic=... says otherwise (cycle: the cycle-exact sue_tx/sue_rx twins;
+// flit: sue::Nic, docs/system.md "The flit NIC model").
+constexpr const char* kBenchNic = "cycle";
+
+void run_cycles(System& sys, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) sys.cycle();
+}
+void run_cycles(FlitSystem& sys, uint64_t n) { sys.run_to(sys.cycles() + n); }
+
+template <class S>
+BenchResult bench_of(const RunConfig& cfg, const SysConfig& c, S& sys, uint64_t cycles);
+
 BenchResult bench(const RunConfig& cfg0) {
   RunConfig cfg = cfg0;
   core::Settings& s = cfg.settings;
@@ -635,28 +866,50 @@ BenchResult bench(const RunConfig& cfg0) {
   // 4 planes of 64-port switches, uniform random at 80 %, all C++ models.
   const std::vector<std::pair<std::string, std::string>> defaults = {
       {"xpus", "64"}, {"sue_config", "s4"}, {"port_gbps", "200"}, {"load", "0.8"}, {"pattern", "uniform"},
-      {"warmup_cycles", "2000"}};
+      {"warmup_cycles", "2000"}, {"nic", kBenchNic}};
   for (auto& [k, v] : defaults)
     if (s.is_default(k)) s.set(k, v);
   const SysConfig c = config_from_settings(s, cfg.seed);
   const uint64_t cycles = cfg.cycles ? cfg.cycles : 8000;
   Built b = build(c, "");
-  System& sys = *b.sys;
-  sys.set_profiling(true);
+  if (b.flit) return bench_of(cfg, c, *b.flit, cycles);
+  return bench_of(cfg, c, *b.sys, cycles);
+}
+
+template <class S>
+BenchResult bench_of(const RunConfig& cfg, const SysConfig& c, S& sys, uint64_t cycles) {
+  // nic=flit: the NICs' many short events would be slowed by the phase timers, so the measured window
+  // runs without them and a further window of traffic (a quarter as long) is profiled.
+  const bool split = c.flit;
+  sys.set_profiling(!split);
   // Warm-up (not timed), then the measured window.
-  for (uint64_t i = 0; i < c.warmup_cycles; ++i) sys.cycle();
+  run_cycles(sys, c.warmup_cycles);
   const uint64_t hops0 = sys.figures().flit_hops, cmds0 = sys.delivered();
-  const Profile p0 = sys.profile();
+  Profile p0 = sys.profile();
   using clk = std::chrono::steady_clock;
   const double cpu0 = cpu_seconds();
   const auto w0 = clk::now();
-  for (uint64_t i = 0; i < cycles; ++i) sys.cycle();
+  run_cycles(sys, cycles);
   const double wall = std::chrono::duration<double>(clk::now() - w0).count();
   const double cpu = cpu_seconds() - cpu0;
+  const uint64_t hops1 = sys.figures().flit_hops, cmds1 = sys.delivered();
+  const Tput tp_meas = throughput(sys);  // the measured window (traffic still on: it ends now)
+  uint64_t prof_cycles = cycles;
+  if (split) {
+    sys.set_profiling(true);
+    p0 = sys.profile();
+    prof_cycles = std::max<uint64_t>(1000, cycles / 4);
+    run_cycles(sys, prof_cycles);
+  }
   sys.stop_traffic();
-  const uint64_t hops = sys.figures().flit_hops - hops0, cmds = sys.delivered() - cmds0;
+  const uint64_t hops = hops1 - hops0, cmds = cmds1 - cmds0;
   const double sim_ns = core::to_ns(static_cast<core::Ps>(cycles) * c.clock_ps);
-  const Tput tp = throughput(sys);
+  Tput tp = throughput(sys);
+  if (split) {  // per-XPU figures of the measured window only; the planes' bytes are counted at the stop
+    tp.tx = tp_meas.tx;
+    tp.rx = tp_meas.rx;
+    tp.jain = tp_meas.jain;
+  }
   Profile pr = sys.profile();
   pr.xpu -= p0.xpu, pr.tx -= p0.tx, pr.rx -= p0.rx, pr.net -= p0.net, pr.sw -= p0.sw;
   const double tot = pr.xpu + pr.tx + pr.rx + pr.net + pr.sw;
@@ -670,9 +923,12 @@ BenchResult bench(const RunConfig& cfg0) {
                      sys.figures().frame_decode_errors == 0 && sys.figures().cbfc_errors == 0 && sys.nic_errors().empty();
 
   Table t(fmt::format("cosim bench system: {} XPUs x {} instance(s) x {} x {}G ({}), {} planes of {}-port switches, {} at load "
-                      "{}, all C++ models, scoreboard{}; seed {}, {} warm-up + {} measured SUE cycles",
+                      "{}, all C++ models, NICs: {}, scoreboard{}; seed {}, {} warm-up + {} measured SUE cycles",
                       c.xpus, c.instances, c.ports(), c.port_gbps, c.variant, c.planes(), c.xpus, pattern_name(c.pattern),
-                      c.load, c.check_frames ? " and frame checks" : "", cfg.seed, c.warmup_cycles, cycles));
+                      c.load,
+                      c.flit ? "nic=flit (sue::Nic, frame granularity, event-driven)"
+                             : "nic=cycle (sue_tx + sue_rx cycle-exact twins; --set nic=flit for the flit NIC model)",
+                      c.check_frames && !c.flit ? " and frame checks" : "", cfg.seed, c.warmup_cycles, cycles));
   t.header({"figure", "value"});
   t.row({"simulated time (measured window)", fmt::format("{:.0f} ns", sim_ns)});
   t.row({"wall time / CPU time", fmt::format("{:.2f} s / {:.2f} s", wall, cpu)});
@@ -689,25 +945,33 @@ BenchResult bench(const RunConfig& cfg0) {
   t.row({"checks (no duplicate, corruption, reorder, drop, CBFC or frame error)", clean ? "clean" : "ERRORS"});
   BenchResult r;
   r.text = t.str();
-  Table tp2("Where the time goes (share of the measured wall time, manual timers around each phase of the loop)");
+  Table tp2(split ? fmt::format("Where the time goes (manual timers around each phase of the loop, in a further window of {} "
+                                "cycles of traffic after the measured one, which runs without them)", prof_cycles)
+                  : std::string("Where the time goes (share of the measured wall time, manual timers around each phase of the loop)"));
   tp2.header({"phase", "s", "share", "per SUE cycle"});
   auto prow = [&](const char* what, double x) {
     tp2.row({what, fmt::format("{:.2f}", x), fmt::format("{:.1f}%", tot > 0 ? 100 * x / tot : 0),
-             fmt::format("{:.2f} us", x / static_cast<double>(cycles) * 1e6)});
+             fmt::format("{:.2f} us", x / static_cast<double>(prof_cycles) * 1e6)});
   };
   const double ticks = static_cast<double>(cycles) * c.nics();
-  tp2.row({"sue_tx models (tick)", fmt::format("{:.2f}", pr.tx), fmt::format("{:.1f}%", tot > 0 ? 100 * pr.tx / tot : 0),
-           fmt::format("{:.2f} us ({:.2f} us per tick of {} connections)", pr.tx / static_cast<double>(cycles) * 1e6,
-                       pr.tx / ticks * 1e6, c.tp.nc())});
-  tp2.row({"sue_rx models (tick)", fmt::format("{:.2f}", pr.rx), fmt::format("{:.1f}%", tot > 0 ? 100 * pr.rx / tot : 0),
-           fmt::format("{:.2f} us ({:.2f} us per tick)", pr.rx / static_cast<double>(cycles) * 1e6, pr.rx / ticks * 1e6)});
-  prow("XPU drivers, sinks, scoreboard, CBFC senders", pr.xpu);
-  prow("MACs: frames out (pad, FCS, decode check) and in", pr.net);
+  if (c.flit) {
+    prow("flit NICs (sue::Nic::advance: TX and RX, at their events only)", pr.tx);
+    prow("XPU generators, interfaces, sinks, scoreboard, event calendar", pr.xpu);
+    prow("wires: frames out to the switches (and faults)", pr.net);
+  } else {
+    tp2.row({"sue_tx models (tick)", fmt::format("{:.2f}", pr.tx), fmt::format("{:.1f}%", tot > 0 ? 100 * pr.tx / tot : 0),
+             fmt::format("{:.2f} us ({:.2f} us per tick of {} connections)", pr.tx / static_cast<double>(cycles) * 1e6,
+                         pr.tx / ticks * 1e6, c.tp.nc())});
+    tp2.row({"sue_rx models (tick)", fmt::format("{:.2f}", pr.rx), fmt::format("{:.1f}%", tot > 0 ? 100 * pr.rx / tot : 0),
+             fmt::format("{:.2f} us ({:.2f} us per tick)", pr.rx / static_cast<double>(cycles) * 1e6, pr.rx / ticks * 1e6)});
+    prow("XPU drivers, sinks, scoreboard, CBFC senders", pr.xpu);
+    prow("MACs: frames out (pad, FCS, decode check) and in", pr.net);
+  }
   prow("switches (tick, credits, departures)", pr.sw);
   r.text += tp2.str();
   const double fhps = static_cast<double>(hops) / wall;
   r.text += fmt::format("flit_hops_per_s {:.3g}\n", fhps);
-  r.json = {{"bench", "system"}, {"xpus", c.xpus}, {"instances", c.instances}, {"ports", c.ports()}, {"planes", c.planes()},
+  r.json = {{"bench", "system"}, {"nic", c.flit ? "flit" : "cycle"}, {"xpus", c.xpus}, {"instances", c.instances}, {"ports", c.ports()}, {"planes", c.planes()},
             {"load", c.load}, {"cycles", cycles}, {"warmup_cycles", c.warmup_cycles}, {"sim_ns", sim_ns}, {"wall_s", wall},
             {"cpu_s", cpu}, {"sim_ns_per_wall_s", sim_ns / wall}, {"sim_ns_per_cpu_s", sim_ns / cpu}, {"flit_hops", hops},
             {"flit_hops_per_s", fhps}, {"flit_hops_per_cpu_s", static_cast<double>(hops) / cpu},

@@ -1,12 +1,14 @@
 // Multi-XPU system testbench `system` (label `system`, docs/system.md "Test plan"):
 // N XPUs x M SUE instances (C++ models, XPU 0 as RTL in lockstep in one test)
-// over switch planes or a mesh. Every scenario must end with every command
+// over switch planes or a mesh; wire faults with and without LLR on the NIC <->
+// switch links, RTL LLR partners in lockstep. Every scenario must end with every command
 // delivered exactly once, byte-exact, at the right XPU, in order per {src, dst,
 // VC} in strict mode, no switch drop, no CBFC error, every frame decoding with
 // sue::decode, and the figures the pattern calls for. Each TEST runs in its own
 // process (SystemC elaborates once per process); each takes well under 5 s.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -152,6 +154,94 @@ TEST(System, MixedRtlLockstepXpu0) {
   EXPECT_GT(received(r, 0), 50.0);
 }
 
+// The scoreboard with lossy links: clean, exactly once, in order; no switch drop, no CBFC or frame error.
+void expect_clean_lossy(const tb::RunResult& r, uint64_t min_cmds) {
+  ASSERT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures.front()) << "\n" << r.summary;
+  EXPECT_FALSE(r.has_mismatch);
+  for (const char* k : {"lost", "duplicated", "corrupted", "reordered", "unexpected"}) EXPECT_EQ(u(r, "scoreboard", k), 0u) << k;
+  EXPECT_GT(u(r, "scoreboard", "matched"), min_cmds);
+  EXPECT_EQ(u(r, "scoreboard", "matched"), u(r, "scoreboard", "expected"));
+  EXPECT_TRUE(r.json["drained"].get<bool>());
+  EXPECT_EQ(u(r, "drops", "lossless") + u(r, "drops", "other"), 0u);
+  EXPECT_EQ(r.json["cbfc_errors"].get<uint64_t>(), 0u);
+  EXPECT_EQ(u(r, "frames", "decode_errors"), 0u);
+  EXPECT_EQ(u(r, "tx", "cmds_in"), u(r, "rx", "cmds_out"));
+  ASSERT_TRUE(r.json.contains("links")) << r.summary;
+}
+
+// Frame errors on every NIC <-> switch wire (both directions) without LLR: each corrupted frame is
+// forwarded and dropped by the receiving NIC's MAC (bad FCS), and SUE recovers it (NACK and
+// go-back-N, or the RTO): every command exactly once and in order, with retransmissions.
+TEST(System, LinkFaultsWithoutLlrRecoveredBySue) {
+  auto r = run(11, 4000, {"fer=2e-3", "read_ratio=0.3"});
+  expect_clean_lossy(r, 2000);
+  const auto& l = r.json["links"];
+  EXPECT_FALSE(l["llr"].get<bool>());
+  EXPECT_GT(l["frames_lost"].get<uint64_t>(), 3u) << r.summary;
+  EXPECT_EQ(l["frames_lost"].get<uint64_t>(), l["corrupted"].get<uint64_t>() + l["dropped"].get<uint64_t>());
+  EXPECT_GT(u(r, "rx", "drop_mac"), 0u);         // the NIC MAC saw the bad FCS
+  EXPECT_LE(u(r, "rx", "drop_mac"), l["corrupted"].get<uint64_t>());
+  EXPECT_GT(u(r, "tx", "pdus_rtx"), 0u);         // SUE retransmitted
+  EXPECT_EQ(l["sue_retransmitted_pdus"].get<uint64_t>(), u(r, "tx", "pdus_rtx"));
+}
+
+// The same wire faults (same seed and settings) with LLR on every link: the LLR partners replay every
+// corrupted frame below SUE, so SUE sees no loss: no MAC drop, no NACK, no retransmission.
+TEST(System, LinkFaultsWithLlrRepairedBelowSue) {
+  auto r = run(11, 4000, {"fer=2e-3", "read_ratio=0.3", "llr=true"});
+  expect_clean_lossy(r, 2000);
+  const auto& l = r.json["links"];
+  EXPECT_TRUE(l["llr"].get<bool>());
+  EXPECT_EQ(l["llr_links"].get<unsigned>(), 8u * 4u);  // 8 XPUs x 4 ports
+  EXPECT_GT(l["bad_frames"].get<uint64_t>(), 3u) << r.summary;
+  EXPECT_GT(l["replays"].get<uint64_t>(), 3u);
+  EXPECT_GE(l["frames_replayed"].get<uint64_t>(), l["replays"].get<uint64_t>());
+  EXPECT_EQ(l["frames_lost"].get<uint64_t>(), 0u);
+  EXPECT_EQ(l["flushes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(u(r, "rx", "drop_mac"), 0u);
+  EXPECT_EQ(u(r, "tx", "nack_sent"), 0u);
+  EXPECT_EQ(u(r, "tx", "pdus_rtx"), 0u);
+  EXPECT_GT(l["buf_frames_max"].get<uint64_t>(), 0u);
+}
+
+// Mixed RTL with LLR: XPU 0's sue_tx and sue_rx, the LLR partner at port 3 of plane 0's switch and
+// the NIC-side LLR partners of XPU 3 (its 4 ports) as verilated RTL in lockstep with their models
+// (the link sw0.p3 <-> XPU 3 port 0 is RTL at both ends), frame errors on every wire. Zero
+// mismatches, every RTL partner carried frames both ways, the RTL detected bad frames and replayed,
+// the RTL <-> RTL link delivered every frame either end sent, the scoreboard clean, no SUE
+// retransmission; the wave holds every signal of waves/system.gtkw and waves/system_llr.gtkw.
+TEST(System, MixedRtlWithRtlLlrPartners) {
+  const std::string w = "waves-test/system-12.fst";
+  auto r = run(12, 6000, {"xpus=5", "rtl=x0.tx,x0.rx,sw0.p3.llr,x3.llr", "llr=true", "fer=0.01", "load=0.8", "read_ratio=0.3"},
+               w);
+  expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/system.gtkw", w);
+  expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/system_llr.gtkw", w);
+  expect_clean_lossy(r, 1000);
+  EXPECT_FALSE(r.json.contains("mismatch"));
+  const auto& l = r.json["links"];
+  ASSERT_EQ(l["rtl"].size(), 5u);
+  std::map<std::string, nlohmann::json> by;
+  uint64_t replayed = 0, bad = 0;
+  for (const auto& e : l["rtl"]) {
+    const std::string n = e["name"].get<std::string>();
+    by[n] = e;
+    EXPECT_TRUE(e["lockstep"].get<bool>()) << n;
+    EXPECT_FALSE(e["mismatch"].get<bool>()) << n;
+    EXPECT_GT(e["edges"].get<uint64_t>(), 5000u) << n;  // 1 GHz switch clock over ~6 us
+    EXPECT_GT(e["tx_ok"].get<uint64_t>(), 10u) << n;     // frames it sent
+    EXPECT_GT(e["rx_ok"].get<uint64_t>(), 10u) << n;     // frames it received
+    replayed += e["tx_replay"].get<uint64_t>();
+    bad += e["rx_bad"].get<uint64_t>();
+  }
+  for (const char* n : {"sw0.p3.llr", "x3i0p0.llr", "x3i0p1.llr", "x3i0p2.llr", "x3i0p3.llr"}) EXPECT_EQ(by.count(n), 1u) << n;
+  EXPECT_GT(replayed, 0u);  // the RTL ran its replay path in lockstep
+  EXPECT_GT(bad, 0u);
+  EXPECT_EQ(by["sw0.p3.llr"]["tx_ok"], by["x3i0p0.llr"]["rx_ok"]);
+  EXPECT_EQ(by["x3i0p0.llr"]["tx_ok"], by["sw0.p3.llr"]["rx_ok"]);
+  EXPECT_GT(l["replays"].get<uint64_t>(), 0u);
+  EXPECT_EQ(u(r, "tx", "pdus_rtx"), 0u);
+}
+
 // Zero load: a dlen-0 command crosses the TX pipeline (5 cycles), NIC PHY 23 ns, preamble, cable
 // 9.2 ns, switch 250 ns (its grant on the switch's own clock edge), cable, NIC PHY 60 ns, the
 // 64-byte frame's serialization (2.56 ns at 200G) and the RX pipeline (5 cycles): 361.0 ns plus
@@ -170,13 +260,50 @@ TEST(System, ZeroLoadLatencyOnTwoClocks) {
   EXPECT_LE(b, 361.0 + 0.625 + 1.25);
 }
 
-// Same (seed, settings): the same run, bit for bit (wall time aside).
+// The lockstep guards the RTL LLR partners as it does the SUE blocks: the planted bug of the
+// l20_mutant variant (a NACK replays from the frame after the NACKed one) is a mismatch at the first
+// replay of an RTL partner, which stops and fails the run naming the block and the port.
+TEST(System, RtlLlrMutantCaughtByLockstep) {
+  auto r = run(12, 6000, {"xpus=5", "rtl=sw0.p3.llr,x3.llr", "llr=true", "llr_variant=l20_mutant", "fer=0.01", "load=0.8",
+                          "read_ratio=0.3"});
+  EXPECT_FALSE(r.pass);
+  ASSERT_TRUE(r.has_mismatch) << r.summary;
+  EXPECT_NE(r.mismatch.block.find("_llr"), std::string::npos) << r.mismatch.block;
+  EXPECT_EQ(r.mismatch.signal.rfind("w_", 0), 0u) << r.mismatch.signal;  // the replayed frame on the wire
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_NE(r.failures.front().find("lockstep mismatch"), std::string::npos) << r.failures.front();
+  bool flagged = false;
+  for (const auto& e : r.json["links"]["rtl"]) flagged |= e["mismatch"].get<bool>();
+  EXPECT_TRUE(flagged);
+}
+
+// LLR at zero load: each hop's LLR RX delivers a frame once it is wholly in and its FCS checked, and
+// each LLR TX adds its pipeline cycles at the switch clock: the fastest command is later than without
+// LLR by at least the two 64-byte frames' wire time (2 x 2.56 ns at 200G; measured +9.4 ns), but by
+// less than 20 ns (a lost stage, a flight counted twice or a replay would exceed it).
+TEST(System, LlrZeroLoadCost) {
+  auto lat = [](bool llr) {
+    auto r = run(9, 20000, {"xpus=2", "load=0.01", "dlen_max=0", "read_ratio=0", llr ? "llr=true" : "llr=false"});
+    EXPECT_TRUE(r.pass) << r.summary;
+    return r.json["latency_ns"]["requests"]["min"].get<double>();
+  };
+  const double off = lat(false), on = lat(true);
+  EXPECT_GE(on - off, 2 * 2.56);
+  EXPECT_LT(on - off, 20.0);
+}
+
+// Same (seed, settings): the same run, bit for bit (wall time aside); also with wire faults, with
+// and without LLR.
 TEST(System, Reproducible) {
-  auto a = run(10, 2000, {"xpus=6"});
-  auto b = run(10, 2000, {"xpus=6"});
-  a.json.erase("wall_s");
-  b.json.erase("wall_s");
-  EXPECT_EQ(a.json.dump(), b.json.dump());
+  for (const auto& sets : std::vector<std::vector<std::string>>{
+           {"xpus=6"}, {"xpus=6", "fer=5e-3", "drop_prob=1e-3"}, {"xpus=6", "llr=true", "fer=5e-3", "ctl_drop_prob=0.01"}}) {
+    auto a = run(10, 2000, sets);
+    auto b = run(10, 2000, sets);
+    a.json.erase("wall_s");
+    b.json.erase("wall_s");
+    EXPECT_EQ(a.json.dump(), b.json.dump()) << sets.back();
+    EXPECT_TRUE(a.pass) << sets.back() << "\n" << a.summary;
+  }
 }
 
 // Bad settings: one line naming the setting and the allowed values, before anything runs.
@@ -201,6 +328,14 @@ TEST(System, BadSettingsAreOneLine) {
   bad({"dlen_max=300"}, "'dlen_max'=300 exceeds MaxData=256");
   bad({"pattern=incast", "fan_in=9"}, "'fan_in'=9 needs 9 XPUs");
   bad({"pattern=ring"}, "'ring' is not a choice");
+  bad({"llr=true", "rtl=sw9.p3.llr"}, "names plane 9 but there are 4 planes");
+  bad({"llr=true", "rtl=sw0.p8.llr"}, "names port 8 but the switches have 8 ports");
+  bad({"rtl=sw0.p3.llr"}, "names the LLR partner sw0.p3.llr but llr=false");
+  bad({"rtl=x1.llr"}, "names the LLR partner x1.llr but llr=false");
+  bad({"fer=2"}, "'fer'");
+  bad({"drop_prob=-0.1"}, "'drop_prob'");
+  bad({"ctl_drop_prob=0.01"}, "'ctl_drop_prob'=0.01 needs llr=true");
+  bad({"llr=true", "topology=mesh", "xpus=6", "instances=5"}, "'llr'=true with topology=mesh");
 }
 
 }  // namespace

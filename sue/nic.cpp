@@ -1,0 +1,699 @@
+// sue::Nic, the frame-granularity SUE instance (see nic.hpp and docs/system.md "The flit NIC model").
+// Comments name the cycle-exact rule each step follows (docs/sue.md "sue_tx: one rising edge",
+// "sue_rx: state and one rising edge").
+#include "sue/nic.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+
+#include "sue/encap.hpp"
+
+namespace sue {
+
+namespace {
+
+enum JobKind : unsigned { kJobNew = 0, kJobRtx = 1, kJobAck = 2 };
+
+constexpr uint32_t kHdrBytes = kAfh2SlotBytes + 2;  // AFH Gen2 12-byte header: DA/SA slots + Ethertype = 14
+constexpr uint32_t kO0 = kHdrBytes + kRhBytes;       // first op header in the stored frame (22)
+constexpr uint32_t kOpBytes = kOpHeaderBytes + 18;   // op header + control bytes
+constexpr uint32_t kRow = 32;                        // MAC beat / sue_rx buffer row
+constexpr unsigned kWireOverhead = 20;               // preamble + SFD + IFG
+
+unsigned ctz64(uint64_t x) { return static_cast<unsigned>(__builtin_ctzll(x)); }
+
+}  // namespace
+
+std::string NicConfig::validate() const {
+  if (tp.lite())
+    return "sue::Nic (flit NIC model): SUE Lite is not modelled (allowed: profile SUE; use the cycle-exact blocks)";
+  if (std::string e = tp.validate(); !e.empty()) return "sue::Nic: " + e;
+  if (port_gbps == 0 || port_gbps > 409) return "sue::Nic: port_gbps must be 1..409 (one 32-byte beat per 625-ps edge)";
+  if (clock_ps <= 0) return "sue::Nic: clock_ps must be > 0";
+  if (gate_classes > 4) return "sue::Nic: gate_classes must be 0..4";
+  for (uint32_t r : rx_credits)
+    if (r < 1 || r > 255) return "sue::Nic: rx_credits must be 1..255 per VC";
+  return "";
+}
+
+uint32_t Nic::frame_bytes(uint32_t packed) {
+  const uint32_t l = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
+  return std::max<uint32_t>(l, static_cast<uint32_t>(kEthMinNoFcs)) + static_cast<uint32_t>(kFcsBytes);
+}
+
+Nic::Nic(const NicConfig& c) : c_(c) {
+  if (std::string e = c_.validate(); !e.empty()) throw std::invalid_argument(e);
+  P_ = c_.tp.num_ports;
+  K_ = c_.tp.num_peers;
+  NQ_ = c_.tp.nq();
+  NC_ = c_.tp.nc();
+  QD_ = c_.tp.qdepth;
+  W_ = c_.tp.window;
+  DB_ = c_.tp.db();
+  q_.assign(NQ_, {});
+  slots_.assign(static_cast<size_t>(NQ_) * QD_, {});
+  conn_.assign(NC_, {});
+  desc_.assign(static_cast<size_t>(NC_) * W_, {});
+  for (unsigned v = 0; v < 4; ++v) cred_[v] = c_.rx_credits[v];
+  for (unsigned i = 0; i < K_; ++i)
+    for (unsigned v = 0; v < 4; ++v) pin_mask_[(i + v) % P_][v] |= static_cast<uint16_t>(1u << i);  // strict pin
+  for (unsigned p = 0; p < P_; ++p)
+    for (unsigned v = 0; v < c_.gate_classes; ++v) tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
+}
+
+int Nic::peer_of(uint32_t xpu) const {
+  for (unsigned i = 0; i < K_; ++i)
+    if (c_.peer_xpuid[i] == xpu) return static_cast<int>(i);
+  return -1;
+}
+
+int Nic::queue_of(uint32_t xpu, unsigned vc) const {
+  const int i = peer_of(xpu);
+  return i < 0 || vc > 3 ? -1 : i * 4 + static_cast<int>(vc);
+}
+
+bool Nic::gate_ok(unsigned p, unsigned v) const {
+  if (v >= c_.gate_classes) return c_.gate_classes == 0;
+  const uint16_t avail = static_cast<uint16_t>(tp_[p].limit[v] - tp_[p].used[v]);
+  return avail >= c_.gate_mtu_cells;
+}
+
+// ------------------------------------------------------------------ inputs
+
+bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
+  Queue& Q = q_[q];
+  if (Q.tail - Q.head >= QD_) {
+    ++tcnt_[TxCnt::cmd_overflow];
+    return false;
+  }
+  Slot& s = slots_[static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1))];
+  s.cmd = cmd;
+  s.vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
+  s.acked = false;
+  const bool first = Q.send == Q.tail;
+  ++Q.tail;
+  ++unsent_total_;
+  unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
+  ++tcnt_[TxCnt::cmds_in];
+  // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
+  if (first) {
+    wake(s.vis);
+    next_ = std::min(next_, std::max(s.vis, now_));
+  }
+  return true;
+}
+
+void Nic::rx_credit(unsigned vc, Edge at) {
+  rx_ret_.push_back({std::max(at, now_ ? now_ - 1 : 0), vc & 3u, 0});
+  if (ub_ && unext_ == kNoEdge) next_ = std::min(next_, std::max(rx_ret_.back().at + 1, now_));
+}
+
+void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
+  RxPort& r = rp_[port];
+  r.in.push_back({std::move(f), std::max(eof, now_)});
+  if (r.in.size() == 1) next_ = std::min(next_, r.in.back().eof);
+}
+
+void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
+  gate_upd_.push_back({std::max(at, now_), port * 4 + (cls & 3u), limit});
+  next_ = std::min(next_, gate_upd_.back().at);
+}
+
+void Nic::clear_outputs() {
+  out_frames_.clear();
+  out_del_.clear();
+  out_taken_.clear();
+  out_cred_.clear();
+}
+
+uint64_t Nic::gate_closed_edges(unsigned cls, Edge now) const {
+  uint64_t s = 0;
+  for (unsigned p = 0; p < P_; ++p) {
+    s += tp_[p].closed[cls];
+    if (tp_[p].closed_since[cls] != kNoEdge && now > tp_[p].closed_since[cls]) s += now - tp_[p].closed_since[cls];
+  }
+  return s;
+}
+
+unsigned Nic::rx_frames_held(unsigned p) const {
+  return static_cast<unsigned>(rp_[p].in.size() + rp_[p].rec.size());
+}
+
+bool Nic::idle() const {
+  for (const Queue& Q : q_)
+    if (Q.tail != Q.head) return false;
+  for (unsigned p = 0; p < P_; ++p)
+    if (!rp_[p].in.empty() || !rp_[p].rec.empty()) return false;
+  return !ub_ && fb_.empty() && pend_del_.empty();
+}
+
+// ------------------------------------------------------------------ time
+
+void Nic::advance(Edge t) {
+  while (next_ != kNoEdge && next_ <= t) {
+    const Edge x = next_;
+    edge(x);
+    now_ = x + 1;
+    recompute_next();
+  }
+}
+
+void Nic::recompute_next() {
+  Edge n = tx_wake_;
+  if (!fb_.empty()) n = std::min(n, fb_.front().at);
+  while (!rto_heap_.empty()) {  // drop stale timers (re-armed or idle connections): no event for them
+    const auto& e = rto_heap_.front();
+    const Conn& C = conn_[e.second >> 8];
+    if ((C.rto_gen & 0xffu) == (e.second & 0xffu) && C.ack_psn != C.npsn) break;
+    std::pop_heap(rto_heap_.begin(), rto_heap_.end(), std::greater<>());
+    rto_heap_.pop_back();
+  }
+  if (!rto_heap_.empty()) n = std::min(n, rto_heap_.front().first);
+  if (!gate_upd_.empty()) n = std::min(n, gate_upd_.front().at);
+  if (ub_ && unext_ == kNoEdge && !rx_ret_.empty()) n = std::min(n, rx_ret_.front().at + 1);  // a stalled command
+  n = std::min(n, unext_);
+  if (!pend_del_.empty()) n = std::min(n, pend_del_.front().rel);
+  for (unsigned p = 0; p < P_; ++p) {
+    const RxPort& r = rp_[p];
+    if (r.in.empty()) continue;
+    const uint32_t rows = (r.in.front().f.bytes - static_cast<uint32_t>(kFcsBytes) + kRow - 1) / kRow;
+    if (r.rows + rows <= c_.tp.rx_buf_beats && r.rec.size() < c_.tp.rx_frames) n = std::min(n, r.in.front().eof);
+  }
+  next_ = c_.poll ? now_ : n == kNoEdge ? kNoEdge : std::max(n, now_);
+}
+
+void Nic::edge(Edge x) {
+  ++events_;
+  // CBFC credit updates in effect from this edge.
+  while (!gate_upd_.empty() && gate_upd_.front().at <= x) {
+    const Timed u = gate_upd_.front();
+    gate_upd_.pop_front();
+    TxPort& T = tp_[u.a >> 2];
+    const unsigned v = u.a & 3;
+    const bool was_ok = gate_ok(u.a >> 2, v);
+    T.limit[v] = static_cast<uint16_t>(u.b);
+    if (!was_ok && gate_ok(u.a >> 2, v)) {  // the gate opens: what waited for it may start
+      if (T.closed_since[v] != kNoEdge) T.closed[v] += x - T.closed_since[v];
+      T.closed_since[v] = kNoEdge;
+      wake(x);
+    }
+  }
+  // Receive credits pulsed before this edge (cred_q at this edge includes them).
+  while (!rx_ret_.empty() && rx_ret_.front().at < x) {
+    const unsigned v = rx_ret_.front().a;
+    rx_ret_.pop_front();
+    if (cred_[v] < c_.rx_credits[v]) ++cred_[v];
+    if (ub_ && unext_ == kNoEdge) unext_ = x;  // a command stalled for this credit
+  }
+  // sue_rx: one frame per port may complete at this edge (its eof beat taken), ascending ports.
+  for (unsigned p = 0; p < P_; ++p)
+    if (!rp_[p].in.empty() && rp_[p].in.front().eof <= x) rx_take(p, x);
+  // sue_tx step 1: feedback registered at earlier edges, ascending ports (queued in that order).
+  while (!fb_.empty() && fb_.front().at <= x) {
+    apply_fb(fb_.front(), x);
+    fb_.pop_front();
+  }
+  // Step 3: RTO.
+  while (!rto_heap_.empty() && rto_heap_.front().first <= x) {
+    std::pop_heap(rto_heap_.begin(), rto_heap_.end(), std::greater<>());
+    const auto e = rto_heap_.back();
+    rto_heap_.pop_back();
+    const unsigned c = e.second >> 8;
+    Conn& C = conn_[c];
+    if ((C.rto_gen & 0xffu) != (e.second & 0xffu) || C.ack_psn == C.npsn) continue;  // stale
+    ++tcnt_[TxCnt::rto];
+    go_back(c, C.ack_psn, x);
+  }
+  // Step 4: at most one job starts.
+  if (c_.poll) tx_wake_ = x;
+  if (tx_wake_ <= x) schedule(x);
+  // The feedback of this edge's verdicts is read by sue_tx at x + 1, before anything else there touches
+  // what it writes: applied now, as of x + 1 (saves an event per received frame).
+  while (!fb_.empty() && fb_.front().at <= x + 1) {
+    apply_fb(fb_.front(), x + 1);
+    fb_.pop_front();
+  }
+  // Unpacker.
+  if (unext_ <= x) unpack(x);
+  // Its pick at x + 1 sees the frame records after this edge, and the receive credits pulsed up to x:
+  // made now, as of x + 1.
+  if (!ub_ && unext_ == x + 1) {
+    while (!rx_ret_.empty() && rx_ret_.front().at <= x) {
+      const unsigned v = rx_ret_.front().a;
+      rx_ret_.pop_front();
+      if (cred_[v] < c_.rx_credits[v]) ++cred_[v];
+    }
+    unpack(x + 1);
+  }
+  // Outputs due at this edge.
+  while (!pend_del_.empty() && pend_del_.front().rel <= x) {
+    out_del_.push_back(pend_del_.front().d);
+    pend_del_.pop_front();
+  }
+}
+
+// ------------------------------------------------------------------ TX
+
+void Nic::rto_arm(unsigned c, Edge x) {
+  Conn& C = conn_[c];
+  ++C.rto_gen;
+  C.rto_base = x;
+  if (C.ack_psn == C.npsn) return;
+  rto_heap_.push_back({x + std::max<uint32_t>(1, c_.rto), c << 8 | (C.rto_gen & 0xffu)});
+  std::push_heap(rto_heap_.begin(), rto_heap_.end(), std::greater<>());
+}
+
+void Nic::go_back(unsigned c, uint16_t from, Edge x) {
+  Conn& C = conn_[c];
+  C.rtx_act = true;
+  C.rtx_psn = from;
+  m_rtx_[c >> 6] |= 1ull << (c & 63);
+  ++tcnt_[TxCnt::gbn];
+  rto_arm(c, x);
+  wake(x);
+}
+
+void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
+  Conn& C = conn_[c];
+  const bool was_full = static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_, was_rtx = C.rtx_act;
+  const unsigned p = c / (K_ * 4), q = c % (K_ * 4);
+  // Descriptor walker and slot frees: the PDUs' slots are acked; the queue's head moves over acked
+  // slots, one credit each (registered two edges later, as the walker and the slot free take an edge each).
+  Queue& Q = q_[q];
+  for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
+    const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
+    for (uint32_t k = 0; k < d.n; ++k) slots_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))].acked = true;
+    tp_[p].out_bytes -= d.p;
+  }
+  while (Q.head != Q.send) {
+    Slot& s = slots_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
+    if (!s.acked) break;
+    s.acked = false;
+    ++Q.head;
+    out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
+  }
+  C.ack_psn = new_ack;
+  if (C.rtx_act) {
+    if (static_cast<uint16_t>(C.ack_psn - C.rtx_psn) < 0x8000 && C.ack_psn != C.rtx_psn) C.rtx_psn = C.ack_psn;
+    if (C.ack_psn == C.npsn) {
+      C.rtx_act = false;
+      m_rtx_[c >> 6] &= ~(1ull << (c & 63));
+    }
+  }
+  rto_arm(c, x);
+  if (was_full || (was_rtx && !C.rtx_act)) wake(x);  // the window opened or the go-back-N ended
+}
+
+void Nic::apply_fb(const Fb& e, Edge x) {
+  if (e.peer >= K_) return;
+  const unsigned c = conn(e.port, e.peer, e.vc);
+  Conn& C = conn_[c];
+  if (e.owe != kOweNone) {
+    const uint8_t before = C.owe;
+    if (e.owe == kOweAck || e.owe == kOweNack) {
+      C.owe = static_cast<uint8_t>(e.owe);
+      C.owe_psn = e.owe_psn;
+    } else if (C.owe != kOweNack) {  // DUP: re-ACK unless a NACK is owed
+      C.owe = kOweAck;
+      C.owe_psn = e.owe_psn;
+    }
+    if (before == kOweNone) C.owe_at = x;
+    m_owe_[c >> 6] |= 1ull << (c & 63);
+    const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
+    owe_next_ = std::min(owe_next_, due);
+    wake(std::max(x + 1, due));
+  }
+  const uint16_t o = static_cast<uint16_t>(C.npsn - C.ack_psn);
+  if (e.rop == 1) {
+    const uint16_t d = static_cast<uint16_t>(e.rapsn + 1 - C.ack_psn);
+    if (d >= 1 && d <= o) progress(c, static_cast<uint16_t>(e.rapsn + 1), x);
+  } else if (e.rop == 2) {
+    ++tcnt_[TxCnt::nack_rcvd];
+    const uint16_t d = static_cast<uint16_t>(e.rapsn - C.ack_psn);
+    if (d <= o) {
+      if (d > 0) progress(c, e.rapsn, x);
+      if (e.rapsn != C.npsn) go_back(c, e.rapsn, x);
+    }
+  }
+}
+
+// One job started at x: another idle port may start one at the next edge; else the next port to free.
+void Nic::after_start(uint32_t idle_left, Edge x) {
+  // Something an idle port could start: an RTX or an owed ACK/NACK of one of its connections, or an
+  // unsent queue it could carry (strict: pinned to it; unordered: any).
+  const unsigned per_port = K_ * 4;
+  for (uint32_t m = idle_left; m; m &= m - 1) {
+    const unsigned p = ctz64(m), lo = p * per_port;
+    for (unsigned c = lo; c < lo + per_port; c += 64 - (c & 63)) {
+      const unsigned w = c >> 6, sh = c & 63, n = std::min(64 - sh, lo + per_port - c);
+      const uint64_t sel = (n == 64 ? ~0ull : ((1ull << n) - 1)) << sh;
+      if ((m_rtx_[w] | m_owe_[w]) & sel) {
+        wake(x + 1);
+        return;
+      }
+    }
+    for (unsigned v = 0; v < 4; ++v)
+      if (unsent_mask_[v] & (c_.strict ? pin_mask_[p][v] : 0xffffu)) {
+        wake(x + 1);
+        return;
+      }
+  }
+  Edge m = kNoEdge;  // else the next port to free (idle ports wait for new work, which wakes us)
+  for (unsigned p = 0; p < P_; ++p)
+    if (tp_[p].free_at > x) m = std::min(m, tp_[p].free_at);
+  wake(m);
+}
+
+bool Nic::schedule(Edge x) {
+  tx_wake_ = kNoEdge;
+  uint32_t idle = 0;
+  Edge busy_min = kNoEdge;
+  for (unsigned p = 0; p < P_; ++p) {
+    if (tp_[p].free_at <= x)
+      idle |= 1u << p;
+    else
+      busy_min = std::min(busy_min, tp_[p].free_at);
+  }
+  const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) ||
+                    (m_owe_[0] | m_owe_[1] | m_owe_[2] | m_owe_[3]);
+  if (!work) return false;
+  if (busy_min != kNoEdge) wake(busy_min);  // a port that frees may start what cannot start now
+  if (!idle) return false;
+  const unsigned per_port = K_ * 4;
+  // 3. RTX: the lowest connection on an idle port with credit.
+  for (unsigned w = 0; w < 4; ++w)
+    for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
+      const unsigned c = w * 64 + ctz64(m), p = c / per_port, v = c & 3u;
+      if (((idle >> p) & 1u) && gate_ok(p, v)) {
+        start(kJobRtx, p, (c % per_port) >> 2, v, x, 0, 0);
+        after_start(idle & ~(1u << p), x);
+        return true;
+      }
+    }
+  // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none is due before).
+  if (x >= owe_next_) {
+    Edge nd = kNoEdge, nf = kNoEdge;  // the earliest due; the earliest due after x
+    for (unsigned w = 0; w < 4; ++w)
+      for (uint64_t m = m_owe_[w]; m; m &= m - 1) {
+        const unsigned c = w * 64 + ctz64(m), p = c / per_port, v = c & 3u;
+        const Conn& C = conn_[c];
+        const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
+        nd = std::min(nd, due);
+        if (due > x) {
+          nf = std::min(nf, due);
+          continue;
+        }
+        if (((idle >> p) & 1u) && gate_ok(p, v)) {
+          start(kJobAck, p, (c % per_port) >> 2, v, x, 0, 0);
+          after_start(idle & ~(1u << p), x);
+          return true;
+        }
+      }
+    owe_next_ = nd;
+    wake(nf);  // due ones that cannot start wait for a port (busy_min) or a credit (the gate opening)
+  }
+  if (owe_next_ > x) wake(owe_next_);
+  // 6. NEW: WRR over VCs, round robin over peers; packing of the commands present now. Only queues
+  // whose port can start now are looked at (strict: the pin port idle with credit; unordered: any).
+  for (unsigned k = 0; k < 4; ++k) {
+    const unsigned v = (wrr_vc_ + k) & 3u;
+    uint32_t elig = unsent_mask_[v];
+    if (!elig) continue;
+    uint32_t ok_ports = 0;
+    for (unsigned p = 0; p < P_; ++p)
+      if (((idle >> p) & 1u) && gate_ok(p, v)) ok_ports |= 1u << p;
+    if (!ok_ports) continue;
+    if (c_.strict) {
+      uint32_t pins = 0;
+      for (unsigned p = 0; p < P_; ++p)
+        if ((ok_ports >> p) & 1u) pins |= pin_mask_[p][v];
+      elig &= pins;
+    }
+    while (elig) {
+      // the first eligible peer in the order rr_peer[v], rr_peer[v] + 1, ... (mod NumPeers)
+      const uint32_t hi = elig & (~0u << rr_peer_[v]);
+      const unsigned i = ctz64(hi ? hi : elig);
+      elig &= ~(1u << i);
+      const unsigned q = i * 4 + v;
+      auto cand = [&](unsigned p) {
+        if (!((ok_ports >> p) & 1u)) return false;
+        const Conn& C = conn_[conn(p, i, v)];
+        return !C.rtx_act && static_cast<uint16_t>(C.npsn - C.ack_psn) < W_;
+      };
+      int t = -1;
+      if (c_.strict) {
+        const unsigned b = (i + v) % P_;
+        if (cand(b)) t = static_cast<int>(b);
+      } else {
+        for (unsigned p = 0; p < P_; ++p)
+          if (cand(p) && (t < 0 || tp_[p].out_bytes < tp_[static_cast<unsigned>(t)].out_bytes)) t = static_cast<int>(p);
+      }
+      if (t < 0) continue;
+      const Queue& Q = q_[q];
+      const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
+      const Edge vis = base[Q.send & (QD_ - 1)].vis;
+      if (vis > x) {
+        wake(vis);
+        continue;
+      }
+      // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack.
+      unsigned n = 0;
+      uint32_t packed = 0;
+      for (uint32_t s = Q.send; s != Q.tail; ++s) {
+        const Slot& sl = base[s & (QD_ - 1)];
+        if (sl.vis > x) break;
+        const uint32_t b = kOpBytes + sl.cmd.dlen;
+        if (packed + b > c_.tp.max_pack) break;
+        packed += b;
+        ++n;
+      }
+      rr_peer_[v] = (i + 1) % K_;
+      const unsigned cnt = v == wrr_vc_ ? wrr_cnt_ + 1 : 1;
+      if (cnt >= std::max<uint32_t>(1, c_.vc_weight[v])) {
+        wrr_vc_ = (v + 1) & 3u;
+        wrr_cnt_ = 0;
+      } else {
+        wrr_vc_ = v;
+        wrr_cnt_ = cnt;
+      }
+      start(kJobNew, static_cast<unsigned>(t), i, v, x, n, packed);
+      after_start(idle & ~(1u << static_cast<unsigned>(t)), x);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed) {
+  const unsigned c = conn(p, i, v), q = i * 4 + v;
+  Conn& C = conn_[c];
+  TxPort& T = tp_[p];
+  out_frames_.emplace_back();
+  NicFrame& f = out_frames_.back();
+  if (!spare_.empty()) {  // a command vector of a frame this NIC received and unpacked: no allocation
+    f.cmds = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  f.src = c_.own_xpuid;
+  f.dst = c_.peer_xpuid[i];
+  f.port = static_cast<uint8_t>(p);
+  f.vc = static_cast<uint8_t>(v);
+  f.cmds.clear();
+  const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
+  uint32_t first = 0, n = 0;
+  if (kind == kJobNew) {
+    Queue& Q = q_[q];
+    const bool was_empty = C.ack_psn == C.npsn;
+    first = Q.send;
+    n = n_cmd;
+    desc_[static_cast<size_t>(c) * W_ + (C.npsn & (W_ - 1))] = {first, static_cast<uint16_t>(n), packed};
+    f.psn = C.npsn++;
+    Q.send += n;
+    unsent_total_ -= n;
+    if (Q.send == Q.tail) unsent_mask_[v] &= static_cast<uint16_t>(~(1u << i));
+    T.out_bytes += packed;
+    ++tcnt_[TxCnt::pdus_new];
+    tcnt_[TxCnt::cmds_sent] += n;
+    tcnt_[TxCnt::payload_bytes] += packed - 2 * n;
+    if (was_empty) rto_arm(c, x);
+  } else if (kind == kJobRtx) {
+    const Desc& d = desc_[static_cast<size_t>(c) * W_ + (C.rtx_psn & (W_ - 1))];
+    first = d.first;
+    n = d.n;
+    packed = d.p;
+    f.psn = C.rtx_psn++;
+    f.rtx = true;
+    if (C.rtx_psn == C.npsn) {
+      C.rtx_act = false;
+      m_rtx_[c >> 6] &= ~(1ull << (c & 63));
+    }
+    ++tcnt_[TxCnt::pdus_rtx];
+  } else {
+    f.ack_only = true;
+    f.psn = C.npsn;
+    packed = static_cast<uint32_t>(kOpHeaderBytes);
+    ++tcnt_[TxCnt::ack_only];
+  }
+  unsigned chunks = 2;  // header + trailer
+  for (uint32_t k = 0; k < n; ++k) {
+    f.cmds.push_back(base[(first + k) & (QD_ - 1)].cmd);
+    chunks += 1 + (f.cmds.back().dlen + DB_ - 1) / DB_;
+  }
+  if (!n) chunks += 1;  // 80 00
+  // Piggyback what the connection owes.
+  f.op = 0;
+  f.apsn = 0;
+  if (C.owe != kOweNone) {
+    f.op = C.owe == kOweNack ? 2 : 1;
+    f.apsn = C.owe_psn;
+    ++tcnt_[C.owe == kOweNack ? TxCnt::nack_sent : TxCnt::ack_sent];
+    C.owe = kOweNone;
+    m_owe_[c >> 6] &= ~(1ull << (c & 63));
+  }
+  f.packed = packed;
+  f.bytes = frame_bytes(packed);
+  const uint32_t lnf = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
+  const uint32_t beats = (lnf + kRow - 1) / kRow;
+  // Timing: the first beat after the builder's pipeline and once the MAC's line-rate pacing allows;
+  // the last beat no earlier than one beat per edge, the MAC's rate, and one chunk per edge.
+  f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), ceil_edge(T.mac_ps));
+  f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + ceil_edge(ser_ps(lnf > kRow ? lnf - kRow : 0)), x + chunks + 1});
+  T.free_at = f.eof;
+  T.mac_ps = static_cast<int64_t>(f.sof) * c_.clock_ps + ser_ps(f.bytes + kWireOverhead) - ser_ps(kRow);
+  if (v < c_.gate_classes) {
+    T.used[v] = static_cast<uint16_t>(T.used[v] + (f.bytes + 127) / 128);
+    if (!gate_ok(p, v) && T.closed_since[v] == kNoEdge) T.closed_since[v] = x + 1;
+  }
+  ++tcnt_[TxCnt::frames_out];
+  tcnt_[TxCnt::bytes_out] += lnf;
+}
+
+// ------------------------------------------------------------------ RX
+
+void Nic::rx_take(unsigned p, Edge x) {
+  RxPort& r = rp_[p];
+  InFrame& h = r.in.front();
+  const uint32_t stored = h.f.bytes - static_cast<uint32_t>(kFcsBytes);  // FCS stripped, pad kept
+  const uint32_t rows = (stored + kRow - 1) / kRow;
+  if (r.rows + rows > c_.tp.rx_buf_beats || r.rec.size() >= c_.tp.rx_frames) return;  // ready low: held at the MAC
+  NicFrame& f = h.f;
+  out_taken_.push_back({static_cast<uint8_t>(p), f.vc, f.bytes, x});
+  ++rcnt_[RxCnt::frames_in];
+  rcnt_[RxCnt::bytes_in] += stored;
+  const int peer = peer_of(f.src);
+  if (f.bad) {
+    ++rcnt_[RxCnt::drop_mac];
+  } else if (peer < 0 || f.dst != c_.own_xpuid) {
+    ++rcnt_[RxCnt::drop_hdr];
+  } else {
+    const unsigned c = conn(p, static_cast<unsigned>(peer), f.vc & 3u);
+    Conn& C = conn_[c];
+    Fb e{x + 1, static_cast<uint8_t>(p), static_cast<uint8_t>(peer), static_cast<uint8_t>(f.vc & 3u), kOweNone, f.op, 0,
+         f.apsn};
+    if (f.ack_only) {
+      ++rcnt_[RxCnt::ack_frames];
+    } else {
+      const uint16_t d = static_cast<uint16_t>(f.psn - C.exp);
+      if (d == 0) {  // accept
+        ++C.exp;
+        C.nacked = false;
+        e.owe = kOweAck;
+        e.owe_psn = f.psn;
+        ++rcnt_[RxCnt::pdus_ok];
+        r.rows += rows;
+        r.rec_rows.push_back(rows);
+        r.rec.push_back(std::move(f));
+        if (!ub_) unext_ = std::min(unext_, x + 1);  // picked at the next edge
+      } else if (d < 0x8000) {  // ahead: one NACK per gap
+        ++rcnt_[RxCnt::drop_psn];
+        if (!C.nacked) {
+          C.nacked = true;
+          e.owe = kOweNack;
+          e.owe_psn = C.exp;
+          ++rcnt_[RxCnt::nack_owed];
+        }
+      } else {  // behind: a duplicate, re-ACK
+        ++rcnt_[RxCnt::drop_dup];
+        e.owe = kOweDup;
+        e.owe_psn = static_cast<uint16_t>(C.exp - 1);
+      }
+    }
+    fb_.push_back(e);
+  }
+  if (!h.f.cmds.empty() && spare_.size() < 64) spare_.push_back(std::move(h.f.cmds));  // dropped (accepted ones moved out)
+  r.in.pop_front();
+}
+
+// The unpacker: one frame at a time, ports round robin per frame; row r of the frame is read at
+// pick + 1 + r and usable by the output from the edge after; one output beat per edge; a command's
+// first beat needs a receive credit of its VC.
+void Nic::unpack(Edge x) {
+  unext_ = kNoEdge;
+  if (!ub_) {
+    for (unsigned k = 0; k < P_; ++k) {
+      const unsigned p = (rr_port_ + k) % P_;
+      if (rp_[p].rec.empty()) continue;
+      ub_ = true;
+      uport_ = p;
+      rr_port_ = (p + 1) % P_;
+      ucmd_ = 0;
+      upick_ = x;
+      ulast_ = x;
+      break;
+    }
+    if (!ub_) return;
+  }
+  RxPort& r = rp_[uport_];
+  const NicFrame& f = r.rec.front();
+  if (ucmd_ == f.cmds.size()) {
+    if (ulast_ > x) {
+      unext_ = ulast_;
+      return;
+    }
+    // The frame ends at its last output edge: rows freed, the next pick at the next edge.
+    r.rows -= r.rec_rows.front();
+    r.rec_rows.pop_front();
+    if (spare_.size() < 64) spare_.push_back(std::move(r.rec.front().cmds));
+    r.rec.pop_front();
+    ub_ = false;
+    for (unsigned p = 0; p < P_; ++p)
+      if (!rp_[p].rec.empty()) unext_ = x + 1;
+    return;
+  }
+  uint32_t off = kO0;
+  for (size_t k = 0; k < ucmd_; ++k) off += kOpBytes + f.cmds[k].dlen;
+  // The commands output by this call are handed to the caller together, at the last one's output
+  // edge (their first/last stamps stay exact): one event per frame instead of one per command.
+  const size_t mark = pend_del_.size();
+  auto release = [&]() {
+    for (size_t k = mark; k < pend_del_.size(); ++k) pend_del_[k].rel = ulast_;
+  };
+  while (ucmd_ < f.cmds.size()) {
+    const NicCmd& cmd = f.cmds[ucmd_];
+    const uint32_t f0 = std::min<uint32_t>(DB_, cmd.dlen);
+    Edge xk = std::max({ulast_ + 1, upick_ + 2 + (off + kOpBytes + f0 - 1) / kRow, x});
+    if (!cred_[cmd.vc & 3u]) {
+      if (xk > x) unext_ = xk;  // returns may come before then
+      // else: stalled until a credit of this VC returns (edge() sets unext_)
+      release();
+      return;
+    }
+    --cred_[cmd.vc & 3u];
+    ++rcnt_[RxCnt::cmds_out];
+    const uint32_t nb = cmd.dlen ? (cmd.dlen + DB_ - 1) / DB_ : 1;
+    Edge yk = xk;
+    for (uint32_t j = 1; j < nb; ++j) {
+      const uint32_t need = off + kOpBytes + std::min<uint32_t>(cmd.dlen, (j + 1) * DB_);
+      yk = std::max(yk + 1, upick_ + 2 + (need - 1) / kRow);
+    }
+    pend_del_.push_back({{cmd, f.src, static_cast<uint8_t>(uport_), xk + 1, yk + 1}, 0});
+    ulast_ = yk;
+    off += kOpBytes + cmd.dlen;
+    ++ucmd_;
+  }
+  release();
+  unext_ = std::max(ulast_, x);  // the frame-end edge
+}
+
+}  // namespace sue

@@ -1,0 +1,287 @@
+// sue::Nic: one SUE instance (sue_tx + sue_rx, 1, 2 or 4 ports) at frame
+// granularity, event-driven, for fabric-scale runs (docs/system.md "The flit
+// NIC model"). It keeps the SUE-visible behaviour of the cycle-exact blocks
+// (models/sue, docs/sue.md "Transport") where it matters for a fabric:
+//
+//  * XPU side: per-{peer, VC} queues of QDepth command slots; a slot and its
+//    queue credit come back when the command's PDU is acknowledged; per-VC
+//    receive credits from the XPU sink.
+//  * TX: packing of complete commands only (up to MaxPack, never waiting to
+//    fill), WRR over VCs then round robin over peers, the strict-mode pin
+//    (peer index + VC) mod NumPorts, unordered = fewest outstanding bytes;
+//    PSNs per connection {port, peer, VC}, Window, piggybacked ACK/NACK or
+//    ACK-only after ack_delay, go-back-N on NACK or RTO, at most one job start
+//    per SUE edge, a CBFC credit gate per port and class.
+//  * RX: in-order PSN check per connection, one NACK per gap, re-ACK of
+//    duplicates, store-and-forward unpacking at one 32-byte row per SUE cycle
+//    shared by all ports (one output beat per cycle), receive buffer rows and
+//    frame records per port (a full buffer holds frames in the MAC, so their
+//    CBFC credits are not returned).
+//
+// Time is the SUE clock edge number (uint64_t, 625 ps at 1.6 GHz): every
+// decision happens at an edge, as in the RTL. Frame sizes are what sue::encap
+// and the MAC produce (AFH Gen2 12-byte header, RH, packed operations, R-CRC,
+// pad to 60, FCS), computed from the sue/encap.hpp constants; no bytes are
+// built. Commands are carried by value (NicCmd: the caller's tag and digest).
+//
+// Not modelled (refused by NicConfig::validate): SUE Lite, failover (ports
+// never go down). Plain C++, no SystemC.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "sue/sue_rx_model.hpp"
+#include "sue/sue_tx_model.hpp"
+
+namespace sue {
+
+using Edge = uint64_t;  ///< SUE clock edge number
+constexpr Edge kNoEdge = ~0ull;
+
+/// One command as the flit NIC carries it.
+struct NicCmd {
+  uint64_t tag = 0;     ///< the caller's handle (opaque)
+  uint64_t aux = 0;     ///< a second opaque word of the caller
+  uint64_t digest = 0;  ///< carried end to end unchanged (the scoreboard's byte digest)
+  uint16_t dlen = 0;    ///< data bytes, 0..MaxData
+  uint8_t vc = 0;
+};
+
+/// One frame on the wire.
+struct NicFrame {
+  uint32_t src = 0, dst = 0;  ///< AFH Gen2 source and destination XPU
+  uint8_t port = 0, vc = 0;   ///< NIC port (plane) and VC = traffic class
+  bool ack_only = false;      ///< the empty PDU (80 00)
+  bool rtx = false;           ///< a retransmission (go-back-N)
+  bool bad = false;           ///< damaged on the line: the receiving MAC sees a bad FCS (drop_mac)
+  uint8_t op = 0;             ///< RH op: 0 none, 1 ACK, 2 NACK
+  uint16_t psn = 0, apsn = 0;
+  uint32_t packed = 0;  ///< P: op headers + command bytes (2 for the empty PDU)
+  uint32_t bytes = 0;   ///< frame bytes: 14 + RH 8 + P + R-CRC 4, padded to 60, + FCS 4 (no preamble/IFG)
+  Edge sof = 0;         ///< edge the MAC takes the first beat
+  Edge eof = 0;         ///< edge the MAC takes the last beat
+  std::vector<NicCmd> cmds;
+};
+
+/// Configuration of one instance: the RTL parameters (TxParams) and the cfg_*_i inputs that matter.
+struct NicConfig {
+  TxParams tp;  ///< NumPorts, NumPeers, DataW, MaxData, MaxPack, QDepth, Window, RxBufBeats, RxFrames; profile SUE
+  uint32_t own_xpuid = 0;
+  std::array<uint32_t, 16> peer_xpuid{};  ///< NumPeers used; a lookup takes the lowest matching index
+  bool strict = true;
+  std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};
+  uint32_t rto = 8192;       ///< cycles without ACK progress (0 behaves as 1)
+  uint32_t ack_delay = 256;  ///< cycles an owed ACK waits for a data PDU
+  std::array<uint32_t, 4> rx_credits{{16, 16, 16, 16}};  ///< XPU receive credits per VC, 1..255
+  // Port and clock.
+  unsigned port_gbps = 200;  ///< line rate of every port (MAC pacing, with preamble and IFG)
+  int64_t clock_ps = 625;    ///< SUE clock period
+  // CBFC gate toward the next hop, per port and class (128-byte credits, as cbfc::TxModel with
+  // 16-bit counters): a frame of class v may start on port p when avail >= gate_mtu_cells; it is
+  // charged at its start. gate_classes = 0: no gate.
+  unsigned gate_classes = 0;
+  uint32_t gate_init_cells = 0, gate_mtu_cells = 0;
+  // Calibration of the zero-load pipeline (docs/sue.md "Clock and rates"; measured on the cycle-exact blocks).
+  unsigned tx_pipeline = 4;  ///< job-start edge -> first beat taken by the MAC (command complete -> first beat: 5)
+  /// Testing: work at every edge (next_event() is always the next edge and the scheduler looks every
+  /// edge) instead of only where an event is due. Outputs must be identical either way.
+  bool poll = false;
+  /// "" or one line naming the first setting this model does not support.
+  std::string validate() const;
+};
+
+/// A command handed to the XPU receive interface.
+struct NicDelivery {
+  NicCmd cmd;
+  uint32_t src = 0;  ///< source XPU
+  uint8_t port = 0;
+  Edge first = 0;  ///< cycle in which the XPU sees the command's first beat (rx_* registered at edge first - 1)
+  Edge last = 0;   ///< and its last beat (first == last for single-beat commands); released by advance(last - 1)
+};
+
+/// A frame the NIC took from its MAC (its receive-buffer cells go back upstream as CBFC credits).
+struct NicTaken {
+  uint8_t port = 0, vc = 0;
+  uint32_t bytes = 0;
+  Edge at = 0;
+};
+
+/// A queue credit (tx_credit_o) returned to the XPU.
+struct NicCredit {
+  uint16_t q = 0;
+  Edge at = 0;  ///< registered at this edge (the ACK's edge + 2): the XPU may use it from the next edge
+};
+
+class Nic {
+ public:
+  /// Throws std::invalid_argument with NicConfig::validate()'s line.
+  explicit Nic(const NicConfig& c);
+
+  const NicConfig& config() const { return c_; }
+  /// Queue q = i*4 + vc of the peer XPU `xpu` (lowest peer index), -1 when not a peer.
+  int queue_of(uint32_t xpu, unsigned vc) const;
+
+  // ---- inputs; each takes effect at an edge >= the last advance() (earlier times are clamped)
+  /// A command completed on the XPU transmit interface at edge `done` (visible to the scheduler
+  /// from done + 1). false: the queue has no free slot (the XPU overran its credits; dropped).
+  bool submit(unsigned q, const NicCmd& cmd, Edge done);
+  /// rx_credit_i[vc] pulsed at edge `at`.
+  void rx_credit(unsigned vc, Edge at);
+  /// A frame whose last beat the MAC presents from edge `eof` on port `port`.
+  void receive(unsigned port, NicFrame&& f, Edge eof);
+  /// CBFC credit update (cumulative limit, 16-bit) for class `cls` of port `port`, in effect for
+  /// job starts at edges >= `at`.
+  void credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at);
+
+  // ---- time
+  /// The earliest edge at which something is due (kNoEdge: nothing until a new input).
+  Edge next_event() const { return next_; }
+  /// Processes every edge <= t that has something due.
+  void advance(Edge t);
+
+  // ---- outputs of the advance() calls since the last clear_outputs()
+  std::vector<NicFrame>& frames() { return out_frames_; }  ///< frames started (sof/eof in the future)
+  const std::vector<NicDelivery>& deliveries() const { return out_del_; }
+  const std::vector<NicTaken>& taken() const { return out_taken_; }
+  const std::vector<NicCredit>& credits() const { return out_cred_; }
+  void clear_outputs();
+
+  // ---- state and counters
+  const std::array<uint64_t, TxCnt::kNum>& tx_cnt() const { return tcnt_; }
+  const std::array<uint64_t, RxCnt::kNum>& rx_cnt() const { return rcnt_; }
+  uint32_t q_count(unsigned q) const { return q_[q].tail - q_[q].head; }
+  uint32_t q_unsent(unsigned q) const { return q_[q].tail - q_[q].send; }
+  unsigned rx_frames_held(unsigned p) const;  ///< frames waiting at the MAC or in the receive buffer
+  bool idle() const;                          ///< nothing queued, in flight, held or pending
+  uint64_t events() const { return events_; }  ///< edges processed (cost measure)
+  /// Edges up to `now` during which class `cls` of some port had its CBFC gate closed (avail below the
+  /// MTU), summed over the ports (as the cycle path's credit_ok stall count).
+  uint64_t gate_closed_edges(unsigned cls, Edge now) const;
+
+ private:
+  struct Slot {
+    NicCmd cmd;
+    Edge vis = 0;
+    bool acked = false;
+  };
+  struct Queue {
+    uint32_t head = 0, send = 0, tail = 0;
+  };
+  struct Desc {
+    uint32_t first = 0;
+    uint16_t n = 0;
+    uint32_t p = 0;
+  };
+  struct Conn {
+    uint16_t npsn = 0, ack_psn = 0, rtx_psn = 0, owe_psn = 0;
+    bool rtx_act = false;
+    uint8_t owe = 0;  // FbOwe kOweNone / kOweAck / kOweNack
+    Edge owe_at = 0;  // edge the owe was written (age 0)
+    Edge rto_base = 0;
+    uint32_t rto_gen = 0;
+    // receive side of the same connection key
+    uint16_t exp = 0;
+    bool nacked = false;
+  };
+  struct TxPort {
+    Edge free_at = 0;     // the builder may take a job at this edge
+    int64_t mac_ps = 0;   // the MAC may take the next first beat at this time (line-rate pacing)
+    uint64_t out_bytes = 0;
+    std::array<uint16_t, 4> limit{}, used{};
+    std::array<Edge, 4> closed_since{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};
+    std::array<uint64_t, 4> closed{};
+  };
+  struct Fb {
+    Edge at;  // sue_tx reads it at this edge
+    uint8_t port, peer, vc, owe, rop;
+    uint16_t owe_psn, rapsn;
+  };
+  struct InFrame {
+    NicFrame f;
+    Edge eof;
+  };
+  struct RxPort {
+    std::deque<InFrame> in;   // at the MAC, not yet taken
+    std::deque<NicFrame> rec;  // accepted, waiting for or in the unpacker
+    std::deque<uint32_t> rec_rows;
+    uint32_t rows = 0;
+  };
+  struct Timed {
+    Edge at;
+    uint32_t a, b;
+  };
+
+  NicConfig c_;
+  unsigned P_, K_, NQ_, NC_, QD_, W_, DB_;
+  std::vector<Queue> q_;
+  std::vector<Slot> slots_;  // [q * QDepth + idx mod QDepth]
+  std::vector<Conn> conn_;
+  std::vector<Desc> desc_;  // [c * Window + psn mod Window]
+  std::array<TxPort, kMaxPorts> tp_{};
+  std::array<RxPort, kMaxPorts> rp_{};
+  uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
+  std::array<uint32_t, 4> rr_peer_{};
+  std::array<uint16_t, 4> unsent_mask_{};  // per VC: peers whose queue holds unsent commands
+  std::array<std::array<uint16_t, 4>, kMaxPorts> pin_mask_{};  // [port][VC]: peers pinned to the port (strict)
+  std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
+  std::deque<Fb> fb_;
+  std::vector<std::pair<Edge, uint32_t>> rto_heap_;  // (deadline, c << 8 | gen & 0xff), min-heap
+  std::deque<Timed> gate_upd_;    // credit updates: a = port*4+cls, b = limit
+  std::deque<Timed> rx_ret_;      // receive credits: a = vc
+  std::array<uint32_t, 4> cred_{};
+  // unpacker
+  bool ub_ = false;
+  unsigned uport_ = 0, rr_port_ = 0;
+  size_t ucmd_ = 0;       // next command of the frame being unpacked
+  Edge upick_ = 0;        // pick edge of the frame
+  Edge ulast_ = 0;        // last output edge so far
+  Edge unext_ = kNoEdge;  // next unpacker edge (pick or a stalled command)
+  struct PendDel {
+    NicDelivery d;
+    Edge rel;  // released (handed to the caller) at this edge
+  };
+  std::deque<PendDel> pend_del_;
+  Edge owe_next_ = kNoEdge;  // no ACK-only job is due before this edge
+  // outputs
+  std::vector<NicFrame> out_frames_;
+  std::vector<std::vector<NicCmd>> spare_;  // command vectors of frames unpacked or dropped, reused by start()
+  std::vector<NicDelivery> out_del_;
+  std::vector<NicTaken> out_taken_;
+  std::vector<NicCredit> out_cred_;
+  std::array<uint64_t, TxCnt::kNum> tcnt_{};
+  std::array<uint64_t, RxCnt::kNum> rcnt_{};
+  Edge now_ = 0;           // edges < now_ are done
+  Edge tx_wake_ = kNoEdge;  // the scheduler has something to try at this edge
+  Edge next_ = kNoEdge;
+  uint64_t events_ = 0;
+  unsigned unsent_total_ = 0;
+
+  unsigned conn(unsigned p, unsigned i, unsigned v) const { return (p * K_ + i) * 4 + v; }
+  int peer_of(uint32_t xpu) const;
+  int64_t ser_ps(uint64_t bytes) const {
+    return static_cast<int64_t>((bytes * 8000 + c_.port_gbps - 1) / c_.port_gbps);
+  }
+  Edge ceil_edge(int64_t ps) const { return ps <= 0 ? 0 : static_cast<Edge>((ps + c_.clock_ps - 1) / c_.clock_ps); }
+  static uint32_t frame_bytes(uint32_t packed);
+  bool gate_ok(unsigned p, unsigned v) const;
+  void wake(Edge t) {
+    if (t < tx_wake_) tx_wake_ = t;
+  }
+  void edge(Edge x);
+  void apply_fb(const Fb& e, Edge x);
+  void progress(unsigned c, uint16_t new_ack, Edge x);
+  void go_back(unsigned c, uint16_t from, Edge x);
+  void rto_arm(unsigned c, Edge x);
+  bool schedule(Edge x);
+  void after_start(uint32_t idle_left, Edge x);
+  void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed);
+  void rx_take(unsigned p, Edge x);
+  void unpack(Edge x);
+  void recompute_next();
+};
+
+}  // namespace sue

@@ -1,0 +1,142 @@
+// The fast path of the `system` testbench (nic=flit, docs/system.md "The flit NIC model"): the same
+// system as System (N XPUs x M SUE instances over one sw::Switch per plane or a mesh, CBFC on both
+// classes, the XPU traffic patterns, the end-to-end core::Scoreboard, telemetry), with every NIC a
+// sue::Nic (frame granularity, event-driven) instead of the cycle-exact sue_tx/sue_rx twins ticked
+// at 1.6 GHz. Nothing is ticked per SUE cycle: the loop jumps from event to event (a NIC's
+// next_event(), an XPU generator's next token-bucket send, an XPU interface freeing) and runs the
+// switch core edges in between. Times are SUE edges (625 ps) for the NICs and XPUs and picoseconds
+// on the wires and in the switches, as in System.
+//
+// Shared with System: SysConfig, Peering and demand_pairs (peer tables), the traffic patterns
+// (XpuGen, next_destination, request_shape), the transmit wire (wire_times), the figures and per-XPU
+// statistics (System::Figures, System::XpuStats, the templated report of system_tb.cpp),
+// core::Scoreboard, sw::Switch and the lnk::FaultInjector streams.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sue/nic.hpp"
+#include "system/system_env.hpp"
+
+namespace tb::system_tb {
+
+class FlitSystem {
+ public:
+  /// Throws core::UsageError (one line) for what the flit NIC does not model.
+  explicit FlitSystem(const SysConfig& cfg);
+  ~FlitSystem();
+
+  /// Runs every event at SUE edges < `cycle` (switch edges before it included); cycles() = cycle after.
+  void run_to(uint64_t cycle);
+  void stop_traffic();
+  bool traffic() const { return traffic_; }
+  bool idle() const;
+  std::string busy_reason() const;
+  uint64_t cycles() const { return cycle_; }
+  core::Ps now() const { return static_cast<core::Ps>(cycle_) * cfg_.clock_ps; }
+  const SysConfig& config() const { return cfg_; }
+  const Peering& peering() const { return *peering_; }
+  void finish() { sb_.finish(); }
+  void set_profiling(bool on) { profiling_ = on; }
+  const Profile& profile() const { return prof_; }
+
+  const core::Scoreboard& scoreboard() const { return sb_; }
+  const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return sw_; }
+  const std::vector<System::XpuStats>& xpu_stats() const { return xs_; }
+  const System::Figures& figures() const;
+  uint64_t tx_sum(unsigned i) const;
+  uint64_t rx_sum(unsigned i) const;
+  std::string nic_errors() const;
+  uint64_t issued() const;
+  uint64_t delivered() const;
+  size_t frames_in_flight() const { return live_frames_; }
+  LinkFigures link_figures() const;
+  uint64_t nic_events() const;  ///< edges the NICs processed (cost measure)
+  uint64_t loop_edges() const { return loop_edges_; }  ///< SUE edges the loop visited
+  // What the summary asks of either engine: this one has no RTL, no lockstep and no LLR partners.
+  std::optional<Mismatch> mismatch() const { return std::nullopt; }
+  std::string model_assertion() const { return ""; }
+  const std::vector<const llr_tb::LinkEngine*>& llr_rtl() const { return no_llr_; }
+
+ private:
+  struct Cmd {
+    uint32_t src = 0, dst = 0, aux = 0;
+    uint64_t id = 0;
+    uint16_t dlen = 0, q = 0;
+    uint8_t vc = 0, op = 0;
+  };
+  struct Port;
+  struct FNic;
+  struct Xpu;
+  enum Kind : uint8_t { kGen = 0, kDrv = 1, kNic = 2 };
+  struct Ev {
+    uint64_t at;
+    uint32_t key;  // the entity (slot())
+    bool operator>(const Ev& o) const { return at != o.at ? at > o.at : key > o.key; }
+  };
+
+  SysConfig cfg_;
+  std::unique_ptr<Peering> peering_;
+  std::vector<uint32_t> perm_;
+  std::vector<std::unique_ptr<FNic>> nics_;  // xpu * M + instance
+  std::vector<Xpu> xpus_;
+  std::vector<System::XpuStats> xs_;
+  std::vector<std::unique_ptr<sw::Switch>> sw_;
+  std::vector<sue::NicFrame> frames_;  // in a wire or a switch; index = sw::Packet::id
+  std::vector<uint32_t> free_frames_;
+  size_t live_frames_ = 0;
+  core::Scoreboard sb_;
+  core::Rng rng_;
+  uint64_t cycle_ = 0;
+  bool traffic_ = true;
+  mutable System::Figures fig_;
+  uint32_t mtu_bytes_ = 0, mtu_cells_ = 0;
+  double tokens_per_cycle_ = 0;
+  core::Ps cable_, nic_tx_, nic_rx_;
+  bool profiling_ = false;
+  Profile prof_;
+  // Event calendar: for each of the next kRing edges a bit set over the entities (slot(): generators,
+  // then XPU interfaces, then NICs, so an edge's entities come out in that order by index), a heap
+  // beyond (its stale entries, an entity rescheduled earlier, are skipped by their sched_ mark).
+  static constexpr uint64_t kRing = 4096;
+  size_t words_ = 0;                // 64-bit words per edge
+  std::vector<uint64_t> ring_bits_;  // [(edge mod kRing) * words_ + w]
+  std::vector<uint32_t> ring_cnt_;   // entities set per edge
+  uint64_t ring_base_ = 0;           // the ring holds edges [ring_base_, ring_base_ + kRing)
+  size_t ring_count_ = 0;
+  std::vector<Ev> far_;              // min-heap of events at or beyond ring_base_ + kRing
+  std::vector<uint64_t> sched_;      // per entity: the edge it is scheduled for (kNoEdge: none)
+  uint64_t loop_edges_ = 0;
+  bool window_open_ = false;
+  unsigned ar_done_ = 0;  // XPUs done with the all-reduce
+  std::vector<const llr_tb::LinkEngine*> no_llr_;
+
+  core::Ps ser(uint64_t bytes) const {
+    return static_cast<core::Ps>((bytes * 8000 + cfg_.port_gbps - 1) / cfg_.port_gbps);
+  }
+  uint64_t edge_at(core::Ps t) const {  // the first SUE edge at or after t
+    return t <= 0 ? 0 : static_cast<uint64_t>((t + cfg_.clock_ps - 1) / cfg_.clock_ps);
+  }
+  uint32_t cells(uint32_t bytes) const { return (bytes + 127) / 128; }
+  uint32_t flow_of(unsigned src, unsigned dst, unsigned vc) const { return (src * cfg_.xpus + dst) * 2 + vc; }
+  size_t slot(Kind k, uint32_t i) const;
+  void schedule(Kind k, uint32_t i, uint64_t at);
+  uint64_t next_edge();
+  void advance_ring(uint64_t base);
+  uint32_t alloc_frame();
+  void release_frame(uint32_t f);
+
+  void edge(uint64_t x);
+  void switch_tick(unsigned pl);
+  void generate(unsigned a, uint64_t x);
+  void queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux, bool response, uint64_t x);
+  void drive(unsigned ni, uint64_t x);
+  void nic_edge(unsigned ni, uint64_t x);
+  void frame_out(FNic& n, uint32_t fi);
+  void sink(FNic& n, const sue::NicDelivery& d, uint64_t x);
+  void open_window();
+};
+
+}  // namespace tb::system_tb

@@ -1,0 +1,249 @@
+// The flit NIC path of the `system` testbench against the cycle-exact one (label `system`,
+// docs/system.md "The flit NIC model"): the same SysConfig run by System (sue::TxModel/RxModel
+// ticked every SUE cycle) and by FlitSystem (sue::Nic, event-driven). Both must be clean
+// (scoreboard exactly once, in order, nothing left, no drop, no CBFC error) and agree on what a
+// fabric study reads: delivered throughput per XPU, latency P50, the zero-load latency of the
+// fastest command (to one SUE cycle). Then nic=flit alone on every pattern and topology.
+//
+// Tolerances. The flit NIC abstracts the MAC's 32-byte pacing bucket into a line-rate server, the
+// descriptor walker and slot frees into a fixed two-edge delay, and the XPU generators draw from the
+// shared random stream in a different order (events instead of a per-cycle sweep), so the runs
+// are two samples of the same random process, not the same run. Over 12.5 us windows the
+// per-XPU throughput of two cycle-exact runs with different seeds differs by a few per cent; we
+// allow 10 % on the mean and 20 % per XPU, 15 % on latency P50.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/testbench.hpp"
+#include "core/settings.hpp"
+#include "system/system_flit.hpp"
+#include "system/system_tb.hpp"
+
+namespace {
+
+using namespace tb::system_tb;
+
+SysConfig sysconf(uint64_t seed, const std::vector<std::string>& sets) {
+  const tb::Testbench* t = tb::find_testbench("system");
+  EXPECT_NE(t, nullptr);
+  core::Settings s = tb::default_settings(*t);
+  for (auto& x : sets) s.assign(x);
+  return config_from_settings(s, seed);
+}
+
+struct Fig {
+  bool clean = false;
+  std::string why;
+  uint64_t matched = 0;
+  std::vector<double> rx, tx;  // Gb/s per XPU in the window
+  double p50 = 0, min = 0;     // requests, ns
+  uint64_t pdus = 0, cmds = 0, rtx = 0;
+  double stall0_us = 0;
+};
+
+template <class S>
+Fig figures_of(S& sys, bool drained) {
+  Fig f;
+  const auto& sb = sys.scoreboard().counts();
+  const auto& fg = sys.figures();
+  f.matched = sb.matched;
+  f.clean = sb.clean() && sb.matched == sb.expected && drained && !fg.lossless_drops && !fg.other_drops && !fg.cbfc_errors &&
+            !fg.misdelivered && sys.nic_errors().empty() && sys.tx_sum(sue::TxCnt::cmds_in) == sys.issued() &&
+            sys.rx_sum(sue::RxCnt::cmds_out) == sys.delivered();
+  if (!f.clean)
+    f.why = "scoreboard " + std::to_string(sb.matched) + "/" + std::to_string(sb.expected) + " lost " + std::to_string(sb.lost) +
+            " reordered " + std::to_string(sb.reordered) + " drained " + std::to_string(drained) + " drops " +
+            std::to_string(fg.lossless_drops) + " cbfc " + std::to_string(fg.cbfc_errors) + " " + fg.first_cbfc_error + " " +
+            sys.nic_errors() + " misdelivered " + fg.first_misdelivery + " busy: " + sys.busy_reason();
+  const double ns = core::to_ns(static_cast<core::Ps>(fg.win_end - fg.win_start) * 625);
+  for (const auto& x : sys.xpu_stats()) {
+    f.rx.push_back(static_cast<double>(x.win_rx_bytes) * 8 / ns);
+    f.tx.push_back(static_cast<double>(x.win_tx_bytes) * 8 / ns);
+  }
+  f.p50 = fg.lat_req_ns.percentile(50);
+  f.min = fg.lat_req_ns.min();
+  f.pdus = sys.tx_sum(sue::TxCnt::pdus_new);
+  f.cmds = sys.tx_sum(sue::TxCnt::cmds_sent);
+  f.rtx = sys.tx_sum(sue::TxCnt::pdus_rtx);
+  f.stall0_us = core::to_ns(fg.nic_credit_stall[0]) / 1000;
+  return f;
+}
+
+Fig run_cycle(const SysConfig& c, uint64_t traffic) {
+  System sys(c, {}, {});
+  const uint64_t stop = c.warmup_cycles + traffic;
+  while (sys.cycles() < stop && !sys.figures().ar_done_cycle) sys.cycle();
+  sys.stop_traffic();
+  const uint64_t lim = sys.cycles() + 400000;
+  while (!sys.idle() && sys.cycles() < lim) sys.cycle();
+  const bool drained = sys.idle();
+  sys.finish();
+  return figures_of(sys, drained);
+}
+
+Fig run_flit(const SysConfig& c, uint64_t traffic) {
+  FlitSystem sys(c);
+  const uint64_t stop = c.warmup_cycles + traffic;
+  while (sys.cycles() < stop && !sys.figures().ar_done_cycle) sys.run_to(std::min(stop, sys.cycles() + 1000));
+  sys.stop_traffic();
+  const uint64_t lim = sys.cycles() + 400000;
+  while (!sys.idle() && sys.cycles() < lim) sys.run_to(sys.cycles() + 500);
+  const bool drained = sys.idle();
+  sys.finish();
+  return figures_of(sys, drained);
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+void report(const char* what, const Fig& a, const Fig& b) {
+  std::printf("%s: delivered per XPU mean cycle %.1f flit %.1f Gb/s; P50 cycle %.1f flit %.1f ns; min cycle %.2f flit %.2f ns; "
+              "commands/PDU cycle %.2f flit %.2f; matched cycle %llu flit %llu; PDUs cycle %llu flit %llu\n",
+              what, mean(a.rx), mean(b.rx), a.p50, b.p50, a.min, b.min, a.pdus ? double(a.cmds) / a.pdus : 0.0,
+              b.pdus ? double(b.cmds) / b.pdus : 0.0, (unsigned long long)a.matched, (unsigned long long)b.matched,
+              (unsigned long long)a.pdus, (unsigned long long)b.pdus);
+}
+
+TEST(SystemFlit, UniformAgreesWithCycleExact) {
+  const SysConfig c = sysconf(1, {"xpus=8", "load=0.5", "warmup_cycles=2000"});
+  const Fig a = run_cycle(c, 20000), b = run_flit(c, 20000);
+  report("uniform 8 XPUs load 0.5", a, b);
+  ASSERT_TRUE(a.clean) << a.why;
+  ASSERT_TRUE(b.clean) << b.why;
+  EXPECT_NEAR(mean(b.rx), mean(a.rx), 0.10 * mean(a.rx));
+  for (size_t x = 0; x < a.rx.size(); ++x) EXPECT_NEAR(b.rx[x], a.rx[x], 0.20 * a.rx[x]) << "XPU " << x;
+  EXPECT_NEAR(b.p50, a.p50, 0.15 * a.p50);
+}
+
+TEST(SystemFlit, IncastAgreesWithCycleExact) {
+  const SysConfig c = sysconf(3, {"pattern=incast", "read_ratio=0", "dlen_min=256", "warmup_cycles=2000", "mode=unordered",
+                                  "qdepth=256", "window=64", "switch_credits=48"});
+  const Fig a = run_cycle(c, 8000), b = run_flit(c, 8000);
+  report("incast 7:1", a, b);
+  ASSERT_TRUE(a.clean) << a.why;
+  ASSERT_TRUE(b.clean) << b.why;
+  EXPECT_NEAR(b.rx[0], a.rx[0], 0.10 * a.rx[0]);  // the receiver's unpacker and the switch port bound both
+  for (unsigned x = 1; x < 8; ++x) EXPECT_NEAR(b.tx[x], a.tx[x], 0.25 * a.tx[x]) << "sender " << x;
+  EXPECT_GT(b.stall0_us, 10.0);  // the senders are held by the switch's credits, as in the cycle path
+  EXPECT_NEAR(b.p50, a.p50, 0.15 * a.p50);
+}
+
+// Several instances per XPU (3 x 2 x 400G, NumPeers by 1-factorization): the generator draws again
+// when the chosen instance's request list is full, as System does (waiting for that instance instead
+// lost 13 % of the commands).
+TEST(SystemFlit, MultiInstanceAgreesWithCycleExact) {
+  const SysConfig c = sysconf(4, {"xpus=16", "instances=3", "sue_config=s2", "port_gbps=400", "load=0.8", "warmup_cycles=2000"});
+  const Fig a = run_cycle(c, 6000), b = run_flit(c, 6000);
+  report("16 XPUs x 3 s2 instances load 0.8", a, b);
+  ASSERT_TRUE(a.clean) << a.why;
+  ASSERT_TRUE(b.clean) << b.why;
+  EXPECT_NEAR(mean(b.rx), mean(a.rx), 0.10 * mean(a.rx));
+  EXPECT_NEAR(static_cast<double>(b.matched), static_cast<double>(a.matched), 0.05 * static_cast<double>(a.matched));
+  EXPECT_NEAR(b.p50, a.p50, 0.15 * a.p50);
+}
+
+TEST(SystemFlit, ZeroLoadLatencyEqualsCycleExactToOneCycle) {
+  for (const char* mhz : {"1000", "800"}) {
+    const SysConfig c = sysconf(9, {"xpus=2", "load=0.01", "dlen_max=0", "read_ratio=0", std::string("core_mhz=") + mhz});
+    const Fig a = run_cycle(c, 20000), b = run_flit(c, 20000);
+    report("zero load", a, b);
+    ASSERT_TRUE(a.clean) << a.why;
+    ASSERT_TRUE(b.clean) << b.why;
+    EXPECT_NEAR(b.min, a.min, 0.625) << "core_mhz " << mhz;
+  }
+}
+
+// The event-driven loop skips nothing: the same runs with every NIC polled at every edge
+// (sue::NicConfig::poll) give the same figures, CBFC gates, unpacker and XPU interfaces included.
+TEST(SystemFlit, EventDrivenEqualsPolling) {
+  for (const auto& sets : std::vector<std::vector<std::string>>{
+           {"xpus=8", "load=0.7"},
+           {"pattern=incast", "read_ratio=0", "dlen_min=256", "mode=unordered", "qdepth=256", "window=64", "switch_credits=48"},
+           {"xpus=6", "sink_delay=30", "rx_credits=2", "load=0.9", "drop_prob=0.01", "rto=3000"}}) {
+    SysConfig c = sysconf(7, sets);
+    const Fig a = run_flit(c, 6000);
+    c.flit_poll = true;
+    const Fig b = run_flit(c, 6000);
+    EXPECT_TRUE(a.clean) << a.why;
+    EXPECT_EQ(a.matched, b.matched) << sets.front();
+    EXPECT_EQ(a.pdus, b.pdus) << sets.front();
+    EXPECT_EQ(a.rtx, b.rtx) << sets.front();
+    EXPECT_EQ(a.p50, b.p50) << sets.front();
+    EXPECT_EQ(a.rx, b.rx) << sets.front();
+    EXPECT_EQ(a.stall0_us, b.stall0_us) << sets.front();
+  }
+}
+
+// nic=flit alone on the other patterns and topologies: clean, and traffic flows.
+TEST(SystemFlit, EveryPatternClean) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"pattern=permutation"},
+      {"pattern=alltoall", "xpus=12", "sue_config=s1", "instances=2", "peers=6", "read_ratio=0.2"},
+      {"pattern=allreduce", "chunk_bytes=2048", "read_ratio=0"},
+      {"topology=mesh", "xpus=6", "instances=5", "sue_config=s2"},
+      {"mode=unordered", "load=0.8"},
+      {"sue_config=s2", "port_gbps=400", "xpus=16", "sink_delay=40", "rx_credits=4"},
+  };
+  for (const auto& sets : runs) {
+    const SysConfig c = sysconf(5, sets);
+    const Fig f = run_flit(c, 8000);
+    EXPECT_TRUE(f.clean) << sets.front() << ": " << f.why;
+    EXPECT_GT(f.matched, 500u) << sets.front();
+  }
+}
+
+// Through the testbench: `cosim run system --set nic=flit` passes, says which NIC model ran (the
+// summary and JSON "nic"), and what the flit model does not have is refused with one line.
+TEST(SystemFlit, RunsThroughTheTestbenchAndRefusesWhatItLacks) {
+  const tb::Testbench* t = tb::find_testbench("system");
+  ASSERT_NE(t, nullptr);
+  auto cfg = [&](const std::vector<std::string>& sets) {
+    tb::RunConfig c;
+    c.testbench = "system";
+    c.seed = 2;
+    c.cycles = 4000;
+    c.settings = tb::default_settings(*t);
+    for (auto& x : sets) c.settings.assign(x);
+    return c;
+  };
+  const tb::RunResult r = tb::run_testbench(cfg({"nic=flit", "read_ratio=0.5"}));
+  ASSERT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures.front()) << "\n" << r.summary;
+  EXPECT_EQ(r.json["nic"].get<std::string>(), "flit");
+  EXPECT_NE(r.summary.find("flit model sue::Nic"), std::string::npos);
+  EXPECT_EQ(r.json["scoreboard"]["matched"].get<uint64_t>(), r.json["scoreboard"]["expected"].get<uint64_t>());
+  EXPECT_GT(r.json["commands"]["responses"].get<uint64_t>(), 100u);
+  EXPECT_EQ(r.json["commands"]["responses"].get<uint64_t>(), r.json["commands"]["reads"].get<uint64_t>());
+  const tb::RunResult rc = tb::run_testbench(cfg({}));
+  EXPECT_FALSE(rc.json.contains("nic"));  // the cycle-exact path's JSON is as before the setting existed
+  // Same (testbench, seed, settings): the same run, bit for bit (wall time aside), faults included.
+  tb::RunResult a = tb::run_testbench(cfg({"nic=flit", "drop_prob=0.01", "rto=3000", "xpus=6"}));
+  tb::RunResult b = tb::run_testbench(cfg({"nic=flit", "drop_prob=0.01", "rto=3000", "xpus=6"}));
+  EXPECT_TRUE(a.pass) << (a.failures.empty() ? "" : a.failures.front());
+  EXPECT_GT(a.json["tx"]["pdus_rtx"].get<uint64_t>(), 0u);
+  a.json.erase("wall_s");
+  b.json.erase("wall_s");
+  EXPECT_EQ(a.json.dump(), b.json.dump());
+  EXPECT_EQ(a.summary.substr(a.summary.find("Scoreboard")), b.summary.substr(b.summary.find("Scoreboard")));
+  for (const auto& [sets, want] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"nic=flit", "rtl=x0.tx"}, "setting 'nic'=flit with rtl blocks"},
+           {{"nic=flit", "llr=true"}, "setting 'nic'=flit with llr=true"},
+           {{"nic=flit", "sue_config=lite"}, "setting 'nic'=flit with sue_config=lite"},
+           {{"nic=fast"}, "nic"}}) {
+    try {
+      tb::run_testbench(cfg(sets));
+      ADD_FAILURE() << "no error for " << sets.back();
+    } catch (const std::exception& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(want), std::string::npos) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;  // one line
+    }
+  }
+}
+
+}  // namespace
