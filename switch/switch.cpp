@@ -1,11 +1,30 @@
 // sw::Switch: the cycle-driven engine. See docs/switch.md for the behaviour;
 // section names in the comments refer to that document.
+//
+// Speed (docs/switch.md "Speed"): a tick costs in proportion to the work due
+// at that edge, not to the radix. Every per-port step is filed in a calendar
+// at its event horizon (the first edge at which that step can change
+// anything, kept per port in a flat *_due_ array); the CBFC receivers and
+// senders are stepped only at the edges where they can act. Results are
+// bit-identical to stepping every port, queue and model on every edge.
 #include "switch/switch.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
+
+// Debug builds run a cbfc::RxModel beside every event-driven CBFC receiver,
+// ticked on every edge as the twin would be, and a cbfc::TxModel beside every
+// sender, and compare them (std::logic_error on a difference). Release builds
+// do not.
+#ifndef SW_CBFC_LOCKSTEP
+#ifdef NDEBUG
+#define SW_CBFC_LOCKSTEP 0
+#else
+#define SW_CBFC_LOCKSTEP 1
+#endif
+#endif
 
 namespace sw {
 
@@ -23,13 +42,52 @@ void for_each_bit(const std::vector<uint64_t>& w, F&& f) {
   for (size_t k = 0; k < w.size(); ++k)
     for (uint64_t m = w[k]; m; m &= m - 1) f(static_cast<unsigned>(k * 64 + static_cast<unsigned>(__builtin_ctzll(m))));
 }
-constexpr Ps kNever = INT64_MAX;  // due time of an empty deque
+constexpr Ps kNever = INT64_MAX;               // due time of an empty queue
+constexpr uint64_t kNeverCycle = UINT64_MAX;   // due cycle of an idle receiver
+// The first set bit of mask in the cyclic order from, from+1, ..., 0, ..., from-1
+// (mask != 0, from < 32): a round-robin pick.
+unsigned first_from(uint32_t mask, unsigned from) {
+  const uint32_t hi = mask & (~0u << from);
+  return static_cast<unsigned>(__builtin_ctz(hi != 0 ? hi : mask));
+}
 unsigned log2u(unsigned v) {
   unsigned r = 0;
   while ((1u << r) < v) ++r;
   return r;
 }
 }  // namespace
+
+namespace detail {
+// FIFO on a power-of-two ring that only grows: unlike std::deque it does not
+// allocate and free a block every few packets in the hot path.
+template <class T>
+class Ring {
+ public:
+  bool empty() const { return head_ == tail_; }
+  size_t size() const { return tail_ - head_; }
+  T& front() { return buf_[head_ & mask_]; }
+  const T& front() const { return buf_[head_ & mask_]; }
+  void pop_front() { ++head_; }
+  void push_back(const T& v) { push_slot() = v; }
+  T& push_slot() {  // the new back element, to be assigned
+    if (size() == buf_.size()) grow();
+    return buf_[tail_++ & mask_];
+  }
+
+ private:
+  std::vector<T> buf_;
+  size_t head_ = 0, tail_ = 0, mask_ = 0;
+  void grow() {
+    const size_t n = size();
+    std::vector<T> b(buf_.empty() ? 8 : 2 * buf_.size());
+    for (size_t k = 0; k < n; ++k) b[k] = buf_[(head_ + k) & mask_];
+    buf_.swap(b);
+    head_ = 0;
+    tail_ = n;
+    mask_ = buf_.size() - 1;
+  }
+};
+}  // namespace detail
 
 struct Switch::Slot {
   Packet p;
@@ -41,62 +99,112 @@ struct Switch::Slot {
 };
 
 struct Switch::Ing {
-  std::deque<Packet> arr;  // injected, not yet through the ingress pipeline
+  // Hot fields first (arrivals, admission, frees, receiver presentation).
+  struct Arrival {
+    Ps t_ready;    // head through PHY, MAC, parse, lookup
+    int32_t slot;  // the packet, in pool_
+  };
+  detail::Ring<Arrival> arr;  // injected, not yet through the ingress pipeline
   Ps last_in_last = 0;
-  // CBFC receiver (toward the upstream sender)
-  std::unique_ptr<cbfc::RxModel> rx;
-  cbfc::RxIn rin;
+  // CBFC receiver (toward the upstream sender): state in rxc_[port]
   bool rx_active = false;
   unsigned rr_rx = 0, rr_free = 0;
-  std::array<uint32_t, kMaxClasses> pend_rx{}, pend_free{};  // credits not yet presented to the RxModel
-  // buffer usage by pool, per class
-  std::array<uint32_t, kMaxClasses> sh{}, hd{}, res{};
+  uint32_t rx_mask = 0, free_mask = 0;  // bit c: k[c].pend_rx (k[c].pend_free) != 0
+  struct Class {
+    uint32_t pend_rx = 0, pend_free = 0;  // credits not yet presented to the receiver
+    uint32_t sh = 0, hd = 0, res = 0;     // buffer usage by pool
+  };
+  std::array<Class, kMaxClasses> k{};
   // PFC
   std::array<bool, kMaxClasses> xoff{};
   std::array<Ps, kMaxClasses> last_pause{};
+#if SW_CBFC_LOCKSTEP
+  std::unique_ptr<cbfc::RxModel> rx;  // the twin, checked against rxc_ on every edge
+  cbfc::RxIn rin;
+  uint64_t lk_cycle = UINT64_MAX;     // last cycle the receiver was stepped, with its inputs and update
+  std::array<int, 4> lk_in{};
+  bool lk_cu = false;
+#endif
+};
+
+// CBFC receiver of one ingress port: exactly cbfc::RxModel (docs/cbfc.md
+// "Receiver") with the switch's configuration (refresh off, cnt/len width 16),
+// stepped only at the cycles where it can act. The model's per-class timer
+// tmr_ is not counted every cycle: it restarts (0) at every edge where the
+// class is granted or has nothing pending before the edge, so before the edge
+// of cycle t it equals t - rst[c] - 1 (saturating at 2^16-1, which never
+// changes the comparison with the 16-bit timer setting), rst[c] being the
+// cycle of its last restart. Between the steps the model would see no input
+// and raise no request (rx_due_ is the first cycle one can be raised), and such
+// an edge changes nothing else: cu_valid stays low, pend, occ, limit and the
+// round robin keep their values, the timers run on.
+struct Switch::RxCredit {
+  uint32_t pend_mask = 0;  // bit c: k[c].pend != 0
+  unsigned rr = 0;
+  struct Class {           // per class, together: a step touches one cache line for two classes
+    uint32_t buf = 0, occ = 0, limit = 0, pend = 0;
+    uint64_t rst = 0;      // read only while pend != 0
+  };
+  std::array<Class, kMaxClasses> k{};
 };
 
 struct Switch::Egr {
+  // Hot fields first (scheduling, departures).
   Ps wire_free = 0;   // egress pin free (end of the last packet incl. overhead)
   Ps xbar_free = 0;   // output read port free (one flit per cycle)
   uint32_t queued = 0;
-  std::array<uint32_t, kMaxClasses> qp{};       // packets queued per class
-  std::array<uint32_t, kMaxClasses> rr_in{};    // round robin over ingress ports
-  std::array<int64_t, kMaxClasses> deficit{};   // DWRR
-  std::array<unsigned, kMaxClasses> drr_cur{};  // per level
+  uint8_t tx_c = 0;   // CBFC transmit of this edge: class, bytes
+  uint32_t tx_len = 0;
   struct Reading {
     Ps t_free;
     uint16_t src;
     uint8_t cls, pool;
     uint32_t cells;
   };
-  std::deque<Reading> reading;  // granted, cells still in the buffer until t_free
-  std::deque<Packet> leaving;   // granted, head not yet at the pin
-  // CBFC sender (toward the downstream receiver)
-  std::unique_ptr<cbfc::TxModel> tx;
+  detail::Ring<Reading> reading;  // granted, cells still in the buffer until t_free
+  struct Leaving {
+    Ps t_head_out;
+    int32_t slot;  // the packet, in pool_ until it leaves
+  };
+  detail::Ring<Leaving> leaving;  // granted, head not yet at the pin
+  struct Class {
+    uint32_t qp = 0;      // packets queued
+    uint32_t rr_in = 0;   // round robin over ingress ports
+    int64_t deficit = 0;  // DWRR
+    // CBFC sender (toward the downstream receiver): exactly cbfc::TxModel
+    // (docs/cbfc.md "Sender") with cnt/len width 16, stepped only on an edge
+    // with a transmit or an update (an edge without either changes nothing).
+    // tx_avail_ is its avail output.
+    uint32_t tx_init = 0, tx_limit = 0, tx_consumed = 0;
+  };
+  std::array<Class, kMaxClasses> k{};
+  std::array<unsigned, kMaxClasses> drr_cur{};  // per level
+#if SW_CBFC_LOCKSTEP
+  std::unique_ptr<cbfc::TxModel> tx;  // the twin, checked on every step
   cbfc::TxIn tin;
-  uint8_t tx_c = 0;
-  uint32_t tx_len = 0;
+#endif
   struct CreditIn {
     Ps t;
     uint8_t c;
     uint32_t limit;
   };
-  std::deque<CreditIn> cu;
+  detail::Ring<CreditIn> cu;
   // PFC from downstream
   struct PauseIn {
     Ps t;
     uint8_t c;
     uint32_t quanta;
   };
-  std::deque<PauseIn> pause;
+  detail::Ring<PauseIn> pause;
   std::array<Ps, kMaxClasses> paused_until{};
+  uint32_t paused_listed = 0;  // bit c: (e, c) is in paused_list_
 };
 
-Switch::Switch(const Params& p) : p_(p), ecn_rng_(p.seed, "switch.ecn") {
+Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
   const std::string err = p_.validate();
   if (!err.empty()) throw std::invalid_argument("switch: " + err);
   R_ = p_.radix;
+  fc_ = p_.fc;
   C_ = p_.num_classes;
   W_ = (R_ + 63) / 64;
   P_ = p_.period();
@@ -114,18 +222,23 @@ Switch::Switch(const Params& p) : p_(p), ecn_rng_(p.seed, "switch.ecn") {
   shared_size_ = p_.buffer_cells() - static_cast<uint64_t>(R_) * p_.lossless_classes() * per;
 
   route_.assign(p_.max_xpus, -1);
-  voq_.assign(static_cast<size_t>(R_) * C_ * R_, {-1, -1});
+  voq_.assign(static_cast<size_t>(R_) * C_ * R_, Voq{});
   nonempty_.assign(static_cast<size_t>(R_) * C_ * W_, 0);
   ing_.resize(R_);
   egr_.resize(R_);
   st_.resize(static_cast<size_t>(R_) * C_);
   tx_avail_.assign(static_cast<size_t>(R_) * C_, 0);
-  arr_busy_.assign(W_, 0);
-  rd_busy_.assign(W_, 0);
-  eg_busy_.assign(W_, 0);
-  tx_busy_.assign(W_, 0);
+  cal_.assign(static_cast<size_t>(kSlots) * kCals * W_, 0);
+  pause_busy_.assign(W_, 0);
+  arr_due_.assign(R_, kNever);
   rd_due_.assign(R_, kNever);
   cu_due_.assign(R_, kNever);
+  eg_due_.assign(R_, kNever);
+  elig_lb_.assign(R_, kNever);
+  rx_due_.assign(R_, kNeverCycle);
+  arr_slot_.assign(R_, -1);
+  lv_slot_.assign(R_, -1);
+  rx_seq_.assign(R_, 0);
   tx_v_.assign(R_, 0);
   pool_.reserve(4096);
 
@@ -143,7 +256,16 @@ Switch::Switch(const Params& p) : p_(p), ecn_rng_(p.seed, "switch.ecn") {
     cp_.len_width = 16;
     cp_.credit_unit_log2 = log2u(p_.flit_bytes);
     cp_.timer_width = 16;
+    // Receiver configuration as cbfc::RxModel samples it at reset (refresh off).
+    const uint32_t cmask = cp_.cnt_mask();
+    rx_thr_ = p_.cbfc_threshold & cmask;
+    if (rx_thr_ == 0) rx_thr_ = 1;
+    rx_tmr_max_ = p_.cbfc_timer & ((1u << cp_.timer_width) - 1u);
+    rxc_.resize(R_);
     for (unsigned i = 0; i < R_; ++i) {
+      RxCredit& r = rxc_[i];
+      for (unsigned c = 0; c < C_; ++c) r.k[c].buf = r.k[c].limit = (p_.classes[c].lossless ? p_.cbfc_buf_cells : 0) & cmask;
+#if SW_CBFC_LOCKSTEP
       Ing& g = ing_[i];
       g.rx = std::make_unique<cbfc::RxModel>(cp_);
       g.rin = cbfc::RxIn{};
@@ -153,7 +275,13 @@ Switch::Switch(const Params& p) : p_(p), ecn_rng_(p.seed, "switch.ecn") {
       g.rin.rst_n = false;
       g.rx->tick(g.rin);
       g.rin.rst_n = true;
+#endif
       Egr& e = egr_[i];
+      for (unsigned c = 0; c < C_; ++c) {
+        e.k[c].tx_init = e.k[c].tx_limit = (p_.classes[c].lossless ? p_.cbfc_downstream_cells : 0) & cmask;
+        tx_avail_[i * C_ + c] = e.k[c].tx_limit;
+      }
+#if SW_CBFC_LOCKSTEP
       e.tx = std::make_unique<cbfc::TxModel>(cp_);
       e.tin = cbfc::TxIn{};
       for (unsigned c = 0; c < C_; ++c)
@@ -162,13 +290,51 @@ Switch::Switch(const Params& p) : p_(p), ecn_rng_(p.seed, "switch.ecn") {
       e.tin.rst_n = false;
       e.tx->tick(e.tin);
       e.tin.rst_n = true;
-      const cbfc::TxOut o = e.tx->outputs();
-      for (unsigned c = 0; c < C_; ++c) tx_avail_[i * C_ + c] = o.avail[c];
+#endif
     }
   }
 }
 
 Switch::~Switch() = default;
+
+// ------------------------------------------------------------------ calendars
+
+// First cycle whose edge is at or after t, for t after the edge of this cycle
+// (earlier t: this cycle; callers never file before it).
+inline uint64_t Switch::edge_of(Ps t) const {
+  if (t <= now_) return cycle_;
+  const uint64_t d = static_cast<uint64_t>(t - now_);
+  const uint64_t p = static_cast<uint64_t>(P_);
+  if (d < (uint64_t{1} << 31)) return cycle_ + (static_cast<uint32_t>(d) + static_cast<uint32_t>(p) - 1) / static_cast<uint32_t>(p);
+  return cycle_ + (d + p - 1) / p;
+}
+
+// Files `port` in calendar `cal` at the first edge at or after `due`, and not
+// before cycle min_cycle (cycle_ from the inputs and from the steps before the
+// calendar's own step in this tick; cycle_ + 1 from its own step).
+inline void Switch::file_at(Cal cal, unsigned port, uint64_t k) {
+  cal_[((k % kSlots) * kCals + cal) * W_ + port / 64] |= uint64_t{1} << (port % 64);
+}
+
+inline void Switch::file(Cal cal, unsigned port, Ps due, uint64_t min_cycle) {
+  file_at(cal, port, std::max(min_cycle, edge_of(due)));
+}
+
+// Visits the slot of this cycle: step(p) runs port p's step if it is due and
+// returns its due time after it (kNever: nothing left), where p is re-filed.
+template <class F>
+inline void Switch::visit(Cal cal, F&& step) {
+  uint64_t* words = slot(cal);
+  for (unsigned w = 0; w < W_; ++w) {
+    uint64_t m = words[w];
+    words[w] = 0;
+    for (; m; m &= m - 1) {
+      const unsigned p = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
+      const Ps d = step(p);
+      if (d != kNever) file(cal, p, d, cycle_ + 1);
+    }
+  }
+}
 
 // ------------------------------------------------------------------ config / inputs
 
@@ -202,41 +368,87 @@ void Switch::inject(unsigned port, Packet p) {
   p.src_port = static_cast<uint16_t>(port);
   p.egress_port = -1;
   p.t_ready = p.t_in + d_ready_;
-  g.arr.push_back(p);
-  set_bit(arr_busy_, port);
+  // The packet lives in its pool slot from here until it leaves (or is dropped).
+  int32_t si;
+  if (!free_slots_.empty()) {
+    si = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    si = static_cast<int32_t>(pool_.size());
+    pool_.emplace_back();
+  }
+  pool_[si].p = p;
+  // t_in is nondecreasing per port, so the front is the first to be ready.
+  if (g.arr.empty()) {
+    arr_due_[port] = p.t_ready;
+    arr_slot_[port] = si;
+    file(kArr, port, p.t_ready, cycle_);
+  }
+  g.arr.push_back({p.t_ready, si});
 }
 
 void Switch::credit_in(unsigned port, unsigned cls, uint32_t limit, Ps t) {
   if (port >= R_ || cls >= C_) throw std::invalid_argument("switch: credit_in port/cls out of range");
   auto& cu = egr_[port].cu;
-  if (cu.empty()) cu_due_[port] = t + d_fc_in_;
+  if (cu.empty()) {
+    cu_due_[port] = t + d_fc_in_;
+    file(kTx, port, t + d_fc_in_, cycle_);
+  }
   cu.push_back({t + d_fc_in_, static_cast<uint8_t>(cls), limit});
-  set_bit(tx_busy_, port);
 }
 
 void Switch::pause_in(unsigned port, unsigned cls, uint32_t quanta, Ps t) {
   if (port >= R_ || cls >= C_) throw std::invalid_argument("switch: pause_in port/cls out of range");
   egr_[port].pause.push_back({t + d_fc_in_, static_cast<uint8_t>(cls), quanta});
   ++fc_in_pending_;
+  set_bit(pause_busy_, port);
 }
 
 void Switch::egress_wire_busy(unsigned port, Ps dur) {
   if (port >= R_ || dur < 0) throw std::invalid_argument("switch: egress_wire_busy port/dur out of range");
   Egr& g = egr_[port];
+  // Later wire only delays the next grant: eg_due_[port] stays a lower bound.
   g.wire_free = std::max(g.wire_free, now_) + dur;
 }
 
 // ------------------------------------------------------------------ tick
 
+// Prefetches the packets the due arrivals and departures of this edge will
+// read, and the egress state, so that their cache misses overlap instead of
+// following one another (a hint only: nothing depends on it).
+void Switch::prefetch_due() {
+  const uint64_t* arr = slot(kArr);
+  const uint64_t* eg = slot(kEg);
+  for (unsigned w = 0; w < W_; ++w) {
+    for (uint64_t m = arr[w]; m; m &= m - 1) {
+      const unsigned i = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
+      if (arr_due_[i] > now_ || arr_slot_[i] < 0) continue;
+      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(arr_slot_[i])]);
+      __builtin_prefetch(q);
+      __builtin_prefetch(q + 64);
+    }
+    for (uint64_t m = eg[w]; m; m &= m - 1) {
+      const unsigned e = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
+      if (eg_due_[e] > now_) continue;
+      __builtin_prefetch(&egr_[e]);
+      if (lv_slot_[e] < 0) continue;
+      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(lv_slot_[e])]);
+      __builtin_prefetch(q);
+      __builtin_prefetch(q + 64);
+    }
+  }
+}
+
 void Switch::tick() {
   const Ps T = now_;
+  prefetch_due();
   departures_.clear();
   fc_out_.clear();
   drops_.clear();
 
   // 1. Flow-control inputs from downstream (PFC; CBFC credits are fed in tick_cbfc).
   if (fc_in_pending_ != 0) {
-    for (unsigned e = 0; e < R_; ++e) {
+    for_each_bit(pause_busy_, [&](unsigned e) {
       Egr& g = egr_[e];
       while (!g.pause.empty() && g.pause.front().t <= T) {
         const Egr::PauseIn ev = g.pause.front();
@@ -244,25 +456,32 @@ void Switch::tick() {
         --fc_in_pending_;
         g.paused_until[ev.c] = ev.quanta ? ev.t + p_.pause_time(ev.quanta) : ev.t;
         if (ev.quanta) ++st_[e * C_ + ev.c].pause_rcvd;
+        if (fc_ == FlowControl::pfc && !(g.paused_listed >> ev.c & 1u)) {
+          g.paused_listed |= 1u << ev.c;
+          paused_list_.push_back(e * C_ + ev.c);
+        }
       }
-    }
+      if (g.pause.empty()) clear_bit(pause_busy_, e);
+    });
   }
 
   // 2. Cells whose last flit has been read leave the buffer.
-  for_each_bit(rd_busy_, [&](unsigned e) {
-    if (rd_due_[e] > T) return;  // nothing to free yet
-    release(e);
-    if (egr_[e].reading.empty()) clear_bit(rd_busy_, e);
+  visit(kRd, [&](unsigned e) {
+    if (rd_due_[e] <= T) release(e);  // sets rd_due_[e]
+    return rd_due_[e];
   });
 
   // 3. Ingress pipeline: admission of heads that are through PHY, MAC, parse, lookup.
-  for_each_bit(arr_busy_, [&](unsigned i) {
+  visit(kArr, [&](unsigned i) {
+    if (arr_due_[i] > T) return arr_due_[i];  // head not ready yet
     auto& arr = ing_[i].arr;
     while (!arr.empty() && arr.front().t_ready <= T) {
-      admit(i, arr.front());
+      const int32_t si = arr.front().slot;
       arr.pop_front();
+      if (!admit(i, si)) free_slots_.push_back(si);  // dropped
     }
-    if (arr.empty()) clear_bit(arr_busy_, i);
+    arr_slot_[i] = arr.empty() ? -1 : arr.front().slot;
+    return arr_due_[i] = arr.empty() ? kNever : arr.front().t_ready;
   });
 
   // 4. PFC toward upstream: XON and refresh of XOFF.
@@ -274,7 +493,7 @@ void Switch::tick() {
       const unsigned i = idx / C_, c = idx % C_;
       Ing& g = ing_[i];
       st_[idx].xoff_time += P_;
-      const bool resume = g.hd[c] == 0 && (g.sh[c] == 0 || g.sh[c] + p_.pfc_resume_offset_cells <= xd);
+      const bool resume = g.k[c].hd == 0 && (g.k[c].sh == 0 || g.k[c].sh + p_.pfc_resume_offset_cells <= xd);
       if (resume) {
         g.xoff[c] = false;
         pfc_emit(i, c, 0);
@@ -287,35 +506,65 @@ void Switch::tick() {
   }
 
   // 5. Egress: grant at most one packet per output per cycle, then departures.
-  if (p_.fc == FlowControl::pfc)
-    for (unsigned e = 0; e < R_; ++e)
-      for (unsigned c = 0; c < C_; ++c)
-        if (egr_[e].paused_until[c] > T) st_[e * C_ + c].paused_time += P_;
-  for_each_bit(eg_busy_, [&](unsigned e) {
+  // Paused time: paused_list_ holds every (e, c) whose paused_until may lie
+  // after this edge (added when a pause is applied, dropped once it is over).
+  if (!paused_list_.empty()) {
+    size_t k = 0;
+    for (size_t n = 0; n < paused_list_.size(); ++n) {
+      const uint32_t idx = paused_list_[n];
+      Egr& g = egr_[idx / C_];
+      const unsigned c = idx % C_;
+      if (g.paused_until[c] > T) {
+        st_[idx].paused_time += P_;
+        paused_list_[k++] = idx;
+      } else {
+        g.paused_listed &= ~(1u << c);
+      }
+    }
+    paused_list_.resize(k);
+  }
+  visit(kEg, [&](unsigned e) {
+    if (eg_due_[e] > T) return eg_due_[e];  // no grant possible and no head due at the pin
     Egr& g = egr_[e];
-    if (g.queued != 0 && T >= g.xbar_free && g.wire_free < T + d_out_ + P_) schedule(e);
+    if (g.queued != 0 && T >= g.xbar_free && g.wire_free < T + d_out_ + P_ && T >= elig_lb_[e]) schedule(e);
     while (!g.leaving.empty() && g.leaving.front().t_head_out <= T) {
-      Packet& pk = g.leaving.front();
+      const int32_t si = g.leaving.front().slot;
+      g.leaving.pop_front();
+      lv_slot_[e] = g.leaving.empty() ? -1 : g.leaving.front().slot;
+      const Packet& pk = pool_[si].p;
       PortClassStats& s = st_[e * C_ + pk.cls];
       ++s.tx_pkts;
       s.tx_bytes += pk.bytes;
       st_[pk.src_port * C_ + pk.cls].delivered_bytes += pk.bytes;
-      departures_.push_back(std::move(pk));
-      g.leaving.pop_front();
+      departures_.push_back(pk);
+      free_slots_.push_back(si);
     }
-    if (g.queued == 0 && g.leaving.empty()) clear_bit(eg_busy_, e);
+    egress_due(e);
+    return eg_due_[e];
   });
 
-  // 6. CBFC models (receiver per ingress, sender per egress).
-  if (p_.fc == FlowControl::cbfc) tick_cbfc();
+  // 6. CBFC (receiver per ingress, sender per egress).
+  if (fc_ == FlowControl::cbfc) tick_cbfc();
 
   // 7. Telemetry sampling.
-  if (cycle_ % p_.sample_cycles == 0) sample();
+  if (cycle_ == next_sample_) {  // every sample_cycles, from cycle 0
+    sample();
+    next_sample_ += p_.sample_cycles;
+  }
 
   ++cycle_;
   now_ += P_;
 }
 
+// The first edge at which egress e can grant (schedule() runs only at an edge
+// with T >= xbar_free, wire_free < T + d_out + P and T >= elig_lb) or a granted
+// head reaches the pin. Grants and departures recompute it; admissions lower it.
+void Switch::egress_due(unsigned e) {
+  const Egr& g = egr_[e];
+  Ps d = g.leaving.empty() ? kNever : g.leaving.front().t_head_out;
+  if (g.queued != 0) d = std::min(d, std::max({g.xbar_free, g.wire_free - d_out_ - P_ + 1, elig_lb_[e]}));
+  eg_due_[e] = d;
+}
 // ------------------------------------------------------------------ admission
 
 uint64_t Switch::xoff_dyn() const {
@@ -334,7 +583,8 @@ void Switch::drop(Packet& pk, DropReason r) {
   drops_.emplace_back(pk, r);
 }
 
-void Switch::admit(unsigned i, Packet& pk) {
+bool Switch::admit(unsigned i, int32_t si_idx) {
+  Packet& pk = pool_[si_idx].p;
   const unsigned c = pk.cls;
   const uint32_t idx = i * C_ + c;
   PortClassStats& si = st_[idx];
@@ -351,7 +601,7 @@ void Switch::admit(unsigned i, Packet& pk) {
                                          pk.id, co, c, C_ - 1));
     pk.cls = static_cast<uint8_t>(c);  // drops below are counted on the ingress class
   }
-  if (e < 0 || e >= static_cast<int>(R_)) return drop(pk, DropReason::no_route);
+  if (e < 0 || e >= static_cast<int>(R_)) return drop(pk, DropReason::no_route), false;
   pk.egress_port = static_cast<int16_t>(e);
   const uint32_t n = p_.cells(pk.bytes);
   const ClassCfg& cc = p_.classes[c];
@@ -359,28 +609,26 @@ void Switch::admit(unsigned i, Packet& pk) {
   const uint32_t ec = static_cast<uint32_t>(e) * C_ + co;
   uint8_t pool = kShared;
 
-  if (cc.lossless && p_.fc == FlowControl::cbfc) {
+  if (cc.lossless && fc_ == FlowControl::cbfc) {
     // Credit-backed reserved pool: overflow means the upstream sent without credits.
-    if (g.res[c] + n > p_.cbfc_buf_cells) return drop(pk, DropReason::lossless_overflow);
+    if (g.k[c].res + n > p_.cbfc_buf_cells) return drop(pk, DropReason::lossless_overflow), false;
     pool = kReserved;
-    g.res[c] += n;
-    g.pend_rx[c] += n;
-    if (!g.rx_active) {
-      g.rx_active = true;
-      rx_active_.push_back(i);
-    }
-  } else if (cc.lossless && p_.fc == FlowControl::pfc) {
+    g.k[c].res += n;
+    g.k[c].pend_rx += n;
+    g.rx_mask |= 1u << c;
+    rx_wake(i);
+  } else if (cc.lossless && fc_ == FlowControl::pfc) {
     const uint64_t xd = xoff_dyn();
     pool = kHeadroom;  // PFC accounting: released headroom first (see release())
-    if (g.sh[c] + n <= xd && shared_used_ + n <= shared_size_) {
-      g.sh[c] += n;
+    if (g.k[c].sh + n <= xd && shared_used_ + n <= shared_size_) {
+      g.k[c].sh += n;
       shared_used_ += n;
-    } else if (g.hd[c] + n <= p_.pfc_headroom_cells) {
-      g.hd[c] += n;
-      si.hdrm_cells = g.hd[c];
+    } else if (g.k[c].hd + n <= p_.pfc_headroom_cells) {
+      g.k[c].hd += n;
+      si.hdrm_cells = g.k[c].hd;
       si.hdrm_cells_max = std::max(si.hdrm_cells_max, si.hdrm_cells);
     } else {
-      return drop(pk, DropReason::lossless_overflow);
+      return drop(pk, DropReason::lossless_overflow), false;
     }
   } else {
     // Shared pool with a dynamic threshold on the egress queue of the class.
@@ -388,48 +636,44 @@ void Switch::admit(unsigned i, Packet& pk) {
     const double limit = cc.alpha * static_cast<double>(free_cells);
     const uint64_t qcells = (st_[ec].q_bytes + p_.flit_bytes - 1) / p_.flit_bytes;
     if (shared_used_ + n > shared_size_ || static_cast<double>(qcells + n) > limit)
-      return drop(pk, DropReason::buffer_full);
-    g.sh[c] += n;
+      return drop(pk, DropReason::buffer_full), false;
+    g.k[c].sh += n;
     shared_used_ += n;
   }
   si.ing_cells += n;
   si.ing_cells_max = std::max(si.ing_cells_max, si.ing_cells);
-  if (p_.fc == FlowControl::pfc && cc.lossless) pfc_check(i, c);
+  if (fc_ == FlowControl::pfc && cc.lossless) pfc_check(i, c);
 
   // Stage times (docs/switch.md "Latency record").
   pk.t_buffered = (p_.forwarding == Forwarding::store_and_forward ? pk.t_in_last + d_ready_ : pk.t_ready) + d_admit_;
 
-  int32_t si_idx;
-  if (!free_slots_.empty()) {
-    si_idx = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    si_idx = static_cast<int32_t>(pool_.size());
-    pool_.emplace_back();
-  }
   Slot& s = pool_[si_idx];
   pk.cls = static_cast<uint8_t>(co);
-  s.p = pk;
   s.t_elig = pk.t_buffered + d_sched_;
   s.cells = n;
   s.pool = pool;
   s.cin = static_cast<uint8_t>(c);
   s.next = -1;
   const size_t q = static_cast<size_t>(ec) * R_ + i;
-  if (voq_[q][1] < 0) {
-    voq_[q][0] = si_idx;
+  if (voq_[q].tail < 0) {
+    voq_[q].head = si_idx;
+    voq_[q].head_elig = s.t_elig;
     nonempty_[static_cast<size_t>(ec) * W_ + i / 64] |= uint64_t{1} << (i % 64);
   } else {
-    pool_[voq_[q][1]].next = si_idx;
+    pool_[voq_[q].tail].next = si_idx;
   }
-  voq_[q][1] = si_idx;
+  voq_[q].tail = si_idx;
   Egr& eg = egr_[e];
   ++eg.queued;
-  set_bit(eg_busy_, static_cast<unsigned>(e));
-  ++eg.qp[co];
+  // A new head may be eligible before every queued one: lower the bounds.
+  elig_lb_[e] = std::min(elig_lb_[e], s.t_elig);
+  eg_due_[e] = std::min(eg_due_[e], std::max(eg.xbar_free, elig_lb_[e]));
+  file(kEg, static_cast<unsigned>(e), eg_due_[e], cycle_);
+  ++eg.k[co].qp;
   PortClassStats& se = st_[ec];
   se.q_bytes += pk.bytes;
   se.q_bytes_max = std::max(se.q_bytes_max, se.q_bytes);
+  return true;
 }
 
 // ------------------------------------------------------------------ PFC toward upstream
@@ -451,7 +695,7 @@ void Switch::pfc_emit(unsigned i, unsigned c, uint32_t quanta) {
 void Switch::pfc_check(unsigned i, unsigned c) {
   Ing& g = ing_[i];
   if (g.xoff[c]) return;
-  if (g.hd[c] > 0 || g.sh[c] >= xoff_dyn()) {
+  if (g.k[c].hd > 0 || g.k[c].sh >= xoff_dyn()) {
     g.xoff[c] = true;
     ++st_[i * C_ + c].xoff_events;
     pfc_emit(i, c, p_.pfc_quanta);
@@ -463,19 +707,24 @@ bool Switch::upstream_xoff(unsigned port, unsigned cls) const { return ing_[port
 
 // ------------------------------------------------------------------ egress scheduling
 
-int Switch::pick_input(unsigned e, unsigned c) const {
+// Round robin over the ingress ports of VOQs (e, c, *) from rr_in: the first
+// whose head is eligible, or -1. On -1 every head has been seen, and
+// next_elig is lowered to the earliest of their eligibility times.
+int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
   const size_t ec = static_cast<size_t>(e) * C_ + c;
   const uint64_t* words = &nonempty_[ec * W_];
-  const unsigned start = egr_[e].rr_in[c];
+  const unsigned start = egr_[e].k[c].rr_in;
   const unsigned w0 = start / 64, b0 = start % 64;
   for (unsigned k = 0; k <= W_; ++k) {
-    const unsigned w = (w0 + k) % W_;
+    const unsigned w = w0 + k < W_ ? w0 + k : w0 + k - W_;
     uint64_t m = words[w];
     if (k == 0) m &= ~uint64_t{0} << b0;
     if (k == W_) m &= (uint64_t{1} << b0) - 1;
     while (m) {
       const unsigned i = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
-      if (pool_[voq_[ec * R_ + i][0]].t_elig <= now_) return static_cast<int>(i);
+      const Ps te = voq_[ec * R_ + i].head_elig;
+      if (te <= now_) return static_cast<int>(i);
+      next_elig = std::min(next_elig, te);
       m &= m - 1;
     }
   }
@@ -486,26 +735,34 @@ void Switch::schedule(unsigned e) {
   const Ps T = now_;
   Egr& g = egr_[e];
   std::array<int, kMaxClasses> cand;
-  bool any = false;
+  bool any = false, any_head = false;
+  Ps next_elig = kNever;
   for (unsigned c = 0; c < C_; ++c) {
     cand[c] = -1;
-    if (g.qp[c] == 0) continue;
-    const int i = pick_input(e, c);
+    if (g.k[c].qp == 0) continue;
+    const int i = pick_input(e, c, next_elig);
     if (i < 0) continue;
+    any_head = true;
     PortClassStats& s = st_[e * C_ + c];
-    const Slot& head = pool_[voq_[(static_cast<size_t>(e) * C_ + c) * R_ + i][0]];
-    if (p_.fc == FlowControl::cbfc && p_.classes[c].lossless && tx_avail_[e * C_ + c] < head.cells) {
+    const Slot& head = pool_[voq_[(static_cast<size_t>(e) * C_ + c) * R_ + i].head];
+    if (fc_ == FlowControl::cbfc && p_.classes[c].lossless && tx_avail_[e * C_ + c] < head.cells) {
       s.credit_stall += P_;
       continue;
     }
-    if (p_.fc == FlowControl::pfc && g.paused_until[c] > T) {
+    if (fc_ == FlowControl::pfc && g.paused_until[c] > T) {
       s.pause_stall += P_;
       continue;
     }
     cand[c] = i;
     any = true;
   }
-  if (!any) return;
+  if (!any) {
+    // No head eligible: none can be before next_elig (every head was seen), and
+    // until then this call has no effect. Held heads (credits, pause) keep
+    // elig_lb_ <= now: their stall time is counted on every edge.
+    if (!any_head) elig_lb_[e] = next_elig;
+    return;
+  }
 
   // Strict priority between levels; DWRR (bytes) between the classes of a level.
   int chosen = -1;
@@ -524,17 +781,17 @@ void Switch::schedule(unsigned e) {
       const unsigned c = L[idx];
       if (cand[c] >= 0) {
         const uint32_t bytes =
-            pool_[voq_[(static_cast<size_t>(e) * C_ + c) * R_ + static_cast<unsigned>(cand[c])][0]].p.bytes;
-        if (g.deficit[c] >= static_cast<int64_t>(bytes)) {
-          g.deficit[c] -= bytes;
+            pool_[voq_[(static_cast<size_t>(e) * C_ + c) * R_ + static_cast<unsigned>(cand[c])].head].p.bytes;
+        if (g.k[c].deficit >= static_cast<int64_t>(bytes)) {
+          g.k[c].deficit -= bytes;
           g.drr_cur[lv] = idx;
           chosen = static_cast<int>(c);
           break;
         }
       }
-      idx = static_cast<unsigned>((idx + 1) % m);
+      idx = idx + 1 == m ? 0 : idx + 1;
       const unsigned nc = L[idx];
-      if (cand[nc] >= 0) g.deficit[nc] += static_cast<int64_t>(p_.classes[nc].weight) * p_.mtu_bytes;
+      if (cand[nc] >= 0) g.k[nc].deficit += static_cast<int64_t>(p_.classes[nc].weight) * p_.mtu_bytes;
     }
   }
   if (chosen < 0) return;  // unreachable: a quantum is at least one MTU
@@ -544,21 +801,22 @@ void Switch::schedule(unsigned e) {
   const unsigned i = static_cast<unsigned>(cand[c]);
   const size_t ec = static_cast<size_t>(e) * C_ + c;
   auto& q = voq_[ec * R_ + i];
-  const int32_t sidx = q[0];
+  const int32_t sidx = q.head;
   Slot& s = pool_[sidx];
-  q[0] = s.next;
-  if (q[0] < 0) {
-    q[1] = -1;
+  q.head = s.next;
+  if (q.head < 0) {
+    q.tail = -1;
     nonempty_[ec * W_ + i / 64] &= ~(uint64_t{1} << (i % 64));
+  } else {
+    q.head_elig = pool_[q.head].t_elig;
   }
-  g.rr_in[c] = (i + 1) % R_;
-  --g.queued;
-  if (--g.qp[c] == 0) g.deficit[c] = 0;
-  Packet pk = s.p;
+  g.k[c].rr_in = i + 1 == R_ ? 0 : i + 1;
+  if (--g.queued == 0) elig_lb_[e] = kNever;
+  if (--g.k[c].qp == 0) g.k[c].deficit = 0;
+  Packet& pk = s.p;  // stays in its slot until it leaves
   const uint32_t cells = s.cells;
   const uint8_t pool = s.pool;
   const uint8_t cin = s.cin;
-  free_slots_.push_back(sidx);
 
   PortClassStats& se = st_[ec];
   se.q_bytes -= pk.bytes;
@@ -589,17 +847,20 @@ void Switch::schedule(unsigned e) {
   pk.t_tail_out = head + ser;
   g.wire_free = head + p_.serialization(static_cast<uint64_t>(pk.bytes) + p_.overhead_bytes);
   g.xbar_free = T + static_cast<Ps>(cells) * P_;
-  if (g.reading.empty()) rd_due_[e] = head - d_out_ + ser;
+  if (g.reading.empty()) {
+    rd_due_[e] = head - d_out_ + ser;  // after this edge: ser > 0
+    file(kRd, e, rd_due_[e], cycle_ + 1);
+  }
   g.reading.push_back({head - d_out_ + ser, pk.src_port, cin, pool, cells});  // frees the ingress class
-  set_bit(rd_busy_, e);
+  if (g.leaving.empty()) lv_slot_[e] = sidx;
+  g.leaving.push_back({head, sidx});
 
-  if (p_.fc == FlowControl::cbfc && p_.classes[c].lossless) {
+  if (fc_ == FlowControl::cbfc && p_.classes[c].lossless) {
     tx_v_[e] = 1;
+    file(kTx, e, T, cycle_);  // the sender takes it at this edge (tick_cbfc)
     g.tx_c = static_cast<uint8_t>(c);
     g.tx_len = cells * p_.flit_bytes;  // one credit per cell
-    set_bit(tx_busy_, e);
   }
-  g.leaving.push_back(std::move(pk));
 }
 
 void Switch::release(unsigned e) {
@@ -612,26 +873,24 @@ void Switch::release(unsigned e) {
     s.ing_cells -= r.cells;
     switch (r.pool) {
       case kShared:
-        in.sh[r.cls] -= r.cells;
+        in.k[r.cls].sh -= r.cells;
         shared_used_ -= r.cells;
         break;
       case kHeadroom: {
         // PFC lossless (either pool at admission): headroom drains first, as in
         // switch MMUs, so XON can come while the shared part still holds data.
-        const uint32_t from_hd = std::min(in.hd[r.cls], r.cells);
-        in.hd[r.cls] -= from_hd;
-        in.sh[r.cls] -= r.cells - from_hd;
+        const uint32_t from_hd = std::min(in.k[r.cls].hd, r.cells);
+        in.k[r.cls].hd -= from_hd;
+        in.k[r.cls].sh -= r.cells - from_hd;
         shared_used_ -= r.cells - from_hd;
-        s.hdrm_cells = in.hd[r.cls];
+        s.hdrm_cells = in.k[r.cls].hd;
         break;
       }
       case kReserved:
-        in.res[r.cls] -= r.cells;
-        in.pend_free[r.cls] += r.cells;
-        if (!in.rx_active) {
-          in.rx_active = true;
-          rx_active_.push_back(r.src);
-        }
+        in.k[r.cls].res -= r.cells;
+        in.k[r.cls].pend_free += r.cells;
+        in.free_mask |= 1u << r.cls;
+        rx_wake(r.src);
         break;
     }
   }
@@ -640,88 +899,233 @@ void Switch::release(unsigned e) {
 
 // ------------------------------------------------------------------ CBFC
 
+// One edge of the CBFC receiver of ingress i (cbfc::RxModel::tick, docs/cbfc.md
+// "Receiver" steps 1-6) with the arrival (rx_c, rx_need credits) and free
+// (fr_c, fr_need credits) presented at this edge (class -1: none). Emits the
+// credit update, sets rx_due_[i] and returns whether anything is pending.
+bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need) {
+  RxCredit& r = rxc_[i];
+  const uint64_t t = cycle_;
+  const uint32_t cmask = cp_.cnt_mask();
+  // 1., 2. Arrival and free, both checked against the occupancy before the edge
+  // (an overflowing arrival is dropped, an underflowing free ignored; the error
+  // is thrown at the end of the edge, after its credit update, as the switch
+  // does with the model's error outputs).
+  uint32_t ovf = 0, unf = 0;
+  if (rx_c >= 0 && uint64_t{r.k[rx_c].occ} + rx_need > uint64_t{r.k[rx_c].buf}) {
+    ovf |= 1u << rx_c;
+    rx_c = -1;
+  }
+  if (fr_c >= 0 && fr_need > r.k[fr_c].occ) {
+    unf |= 1u << fr_c;
+    fr_c = -1;
+  }
+  if (rx_c >= 0) r.k[rx_c].occ = (r.k[rx_c].occ + rx_need) & cmask;
+  if (fr_c >= 0) r.k[fr_c].occ = (r.k[fr_c].occ - fr_need) & cmask;
+  // 3. Requests: threshold, or timer (t - rst - 1 >= timer) with credits pending.
+  uint32_t req = 0;
+  for (uint32_t m = r.pend_mask; m; m &= m - 1) {
+    const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
+    if (r.k[c].pend >= rx_thr_ || (rx_tmr_max_ != 0 && t >= r.k[c].rst + 1 + rx_tmr_max_)) req |= 1u << c;
+  }
+  // 4. Grant: first requester in the order rr, rr+1, ..., C-1, 0, ..., rr-1.
+  if (req != 0) {
+    const unsigned gc = first_from(req, r.rr);
+    r.k[gc].limit = (r.k[gc].limit + r.k[gc].pend) & cmask;
+    r.rr = gc + 1 == C_ ? 0 : gc + 1;
+    FcMsg m;
+    m.port = i;
+    m.kind = FcMsg::Kind::credit;
+    m.cls = static_cast<uint8_t>(gc);
+    m.value = r.k[gc].limit;
+    m.t = now_ + d_fc_out_;
+    fc_out_.push_back(m);
+    ++st_[i * C_ + gc].credit_updates;
+    // 5., 6. The grant takes the pending credits and restarts the timer.
+    r.k[gc].pend = 0;
+    r.pend_mask &= ~(1u << gc);
+    r.k[gc].rst = t;
+  }
+  // 5., 6. Freed credits join; a class that had none pending before the edge
+  // restarts its timer. (Every other class keeps its credits and runs its timer:
+  // a class with none pending restarts it on every edge, which matters only from
+  // the edge its credits arrive.)
+  if (fr_c >= 0) {
+    const unsigned c = static_cast<unsigned>(fr_c);
+    if (!(r.pend_mask >> c & 1u)) r.k[c].rst = t;  // none pending before the edge (or just granted)
+    r.k[c].pend = (r.k[c].pend + fr_need) & cmask;
+    if (r.k[c].pend != 0)
+      r.pend_mask |= 1u << c;
+    else
+      r.pend_mask &= ~(1u << c);
+  }
+  // Next cycle at which the receiver can act without a new arrival or free: a
+  // presentation still queued, a class at its threshold, or a timer expiring.
+  const Ing& g = ing_[i];
+  bool busy = (g.rx_mask | g.free_mask) != 0;
+  uint64_t due = busy ? t + 1 : kNeverCycle;
+  for (uint32_t m = r.pend_mask; m; m &= m - 1) {
+    const unsigned c = static_cast<unsigned>(__builtin_ctz(m));
+    busy = true;
+    if (r.k[c].pend >= rx_thr_)
+      due = t + 1;
+    else if (rx_tmr_max_ != 0)
+      due = std::min(due, std::max(t + 1, r.k[c].rst + 1 + rx_tmr_max_));
+  }
+  rx_due_[i] = due;
+  if (ovf | unf)
+    throw std::logic_error(
+        fmt::format("switch: CBFC receiver error on port {} (overflow {:#x} underflow {:#x})", i, ovf, unf));
+  return busy;
+}
+
+// New arrival or free credits for the receiver of ingress i: presented at
+// this edge (tick_cbfc runs after admissions and frees).
+void Switch::rx_wake(unsigned i) {
+  Ing& g = ing_[i];
+  rx_due_[i] = cycle_;
+  file_at(kRx, i, cycle_);
+  if (!g.rx_active) {
+    g.rx_active = true;
+    rx_seq_[i] = rx_seq_next_++;
+  }
+}
+
 void Switch::tick_cbfc() {
   const uint32_t max_feed = 65535u / p_.flit_bytes;  // len_width = 16 bits
-  size_t k = 0;
-  for (size_t n = 0; n < rx_active_.size(); ++n) {
-    const unsigned i = rx_active_[n];
+  // Receivers: every ingress with credits pending or queued for presentation is
+  // active (Ing::rx_active) and filed in calendar kRx at rx_due_. The ones due at
+  // this edge are stepped in order of activation (rx_seq_); the others are as
+  // the model would be after an edge without input or request.
+  rx_batch_.clear();
+  uint64_t* words = slot(kRx);
+  for (unsigned w = 0; w < W_; ++w) {
+    uint64_t m = words[w];
+    words[w] = 0;
+    for (; m; m &= m - 1) {
+      const unsigned i = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
+      if (rx_due_[i] <= cycle_)
+        rx_batch_.emplace_back(rx_seq_[i], i);
+      else if (rx_due_[i] != kNeverCycle)
+        file_at(kRx, i, rx_due_[i]);  // beyond the calendar: came round early
+    }
+  }
+  if (rx_batch_.size() > 1) std::sort(rx_batch_.begin(), rx_batch_.end());
+  for (const auto& [seq, i] : rx_batch_) {
     Ing& g = ing_[i];
+    int rx_c = -1, fr_c = -1;
+    uint32_t rx_m = 0, fr_m = 0;
+    // One arrival and one free per cycle, classes in round robin.
+    if (g.rx_mask != 0) {
+      const unsigned c = first_from(g.rx_mask, g.rr_rx);
+      rx_m = std::min(g.k[c].pend_rx, max_feed);
+      if ((g.k[c].pend_rx -= rx_m) == 0) g.rx_mask &= ~(1u << c);
+      rx_c = static_cast<int>(c);
+      g.rr_rx = c + 1 == C_ ? 0 : c + 1;
+    }
+    if (g.free_mask != 0) {
+      const unsigned c = first_from(g.free_mask, g.rr_free);
+      fr_m = std::min(g.k[c].pend_free, max_feed);
+      if ((g.k[c].pend_free -= fr_m) == 0) g.free_mask &= ~(1u << c);
+      fr_c = static_cast<int>(c);
+      g.rr_free = c + 1 == C_ ? 0 : c + 1;
+    }
+#if SW_CBFC_LOCKSTEP
+    const size_t n_fc = fc_out_.size();
+#endif
+    if (!rx_step(i, rx_c, rx_m, fr_c, fr_m))
+      g.rx_active = false;
+    else if (rx_due_[i] != kNeverCycle)
+      file_at(kRx, i, rx_due_[i]);
+#if SW_CBFC_LOCKSTEP
+    g.lk_cycle = cycle_;
+    g.lk_in = {rx_c, static_cast<int>(rx_m), fr_c, static_cast<int>(fr_m)};
+    g.lk_cu = fc_out_.size() > n_fc;
+#endif
+  }
+#if SW_CBFC_LOCKSTEP
+  // The twins, every one ticked on every edge (an idle model's edge changes none of its outputs).
+  for (unsigned i = 0; i < R_; ++i) {
+    Ing& g = ing_[i];
+    const bool now = g.lk_cycle == cycle_;
     cbfc::RxIn& in = g.rin;
-    in.rx_valid = false;
-    in.free_valid = false;
-    for (unsigned j = 0; j < C_; ++j) {
-      const unsigned c = (g.rr_rx + j) % C_;
-      if (g.pend_rx[c]) {
-        const uint32_t m = std::min(g.pend_rx[c], max_feed);
-        g.pend_rx[c] -= m;
-        in.rx_valid = true;
-        in.rx_class = c;
-        in.rx_len = m * p_.flit_bytes;
-        g.rr_rx = (c + 1) % C_;
-        break;
-      }
-    }
-    for (unsigned j = 0; j < C_; ++j) {
-      const unsigned c = (g.rr_free + j) % C_;
-      if (g.pend_free[c]) {
-        const uint32_t m = std::min(g.pend_free[c], max_feed);
-        g.pend_free[c] -= m;
-        in.free_valid = true;
-        in.free_class = c;
-        in.free_len = m * p_.flit_bytes;
-        g.rr_free = (c + 1) % C_;
-        break;
-      }
-    }
+    in.rx_valid = now && g.lk_in[0] >= 0;
+    in.rx_class = in.rx_valid ? static_cast<unsigned>(g.lk_in[0]) : 0;
+    in.rx_len = in.rx_valid ? static_cast<uint32_t>(g.lk_in[1]) * p_.flit_bytes : 0;
+    in.free_valid = now && g.lk_in[2] >= 0;
+    in.free_class = in.free_valid ? static_cast<unsigned>(g.lk_in[2]) : 0;
+    in.free_len = in.free_valid ? static_cast<uint32_t>(g.lk_in[3]) * p_.flit_bytes : 0;
     g.rx->tick(in);
     const cbfc::RxOut o = g.rx->outputs();
-    if (o.cu_valid) {
-      FcMsg m;
-      m.port = i;
-      m.kind = FcMsg::Kind::credit;
-      m.cls = static_cast<uint8_t>(o.cu_class);
-      m.value = o.cu_limit;
-      m.t = now_ + d_fc_out_;
-      fc_out_.push_back(m);
-      ++st_[i * C_ + o.cu_class].credit_updates;
-    }
-    if (o.err_overflow || o.err_underflow || o.err_class)
-      throw std::logic_error(fmt::format("switch: CBFC receiver error on port {} (overflow {:#x} underflow {:#x})", i,
-                                         o.err_overflow, o.err_underflow));
-    bool busy = false;
-    for (unsigned c = 0; c < C_; ++c) busy |= (o.pend[c] | g.pend_rx[c] | g.pend_free[c]) != 0;
-    if (busy)
-      rx_active_[k++] = i;
-    else
-      g.rx_active = false;
+    const RxCredit& r = rxc_[i];
+    const bool cu = now && g.lk_cu;
+    bool same = o.cu_valid == cu && (!cu || o.cu_limit == r.k[o.cu_class].limit);
+    for (unsigned c = 0; c < C_; ++c) same = same && o.pend[c] == r.k[c].pend && o.occ[c] == r.k[c].occ;
+    if (!same)
+      throw std::logic_error(
+          fmt::format("switch: CBFC receiver of port {} differs from cbfc::RxModel at cycle {}", i, cycle_));
   }
-  rx_active_.resize(k);
+#endif
 
-  // Senders: only those with a transmit or queued credit updates (tx_busy_).
-  for_each_bit(tx_busy_, [&](unsigned e) {
+  // Senders: those filed for this edge (a transmit granted by schedule() or a
+  // credit update due); one update per edge.
+  const uint32_t cmask = cp_.cnt_mask();
+  visit(kTx, [&](unsigned e) {
     const bool cu = cu_due_[e] <= now_;
     const bool tx_v = tx_v_[e] != 0;
-    if (!cu && !tx_v) return;  // updates not due yet: stays busy
+    if (!cu && !tx_v) return cu_due_[e];  // update not due yet
     Egr& g = egr_[e];
+    // 1. Transmit of tx_len bytes = tx_len / flit_bytes credits; 2. update (pre-edge consumed).
+    uint32_t unf = 0, ovf = 0;
+    int tx_c = -1, cu_c = -1;
+    uint32_t consumed_new = 0, limit_new = 0, cu_class = 0, cu_limit = 0;
+    if (tx_v) {
+      const unsigned c = g.tx_c;
+      const uint32_t need = g.tx_len / p_.flit_bytes;
+      if (need <= ((g.k[c].tx_limit - g.k[c].tx_consumed) & cmask)) {
+        tx_c = static_cast<int>(c);
+        consumed_new = (g.k[c].tx_consumed + need) & cmask;
+      } else {
+        unf |= 1u << c;
+      }
+    }
+    if (cu) {
+      cu_class = g.cu.front().c;
+      cu_limit = g.cu.front().limit;
+      g.cu.pop_front();
+      cu_due_[e] = g.cu.empty() ? kNever : g.cu.front().t;
+      const uint32_t limit = cu_limit & cmask;
+      if (((limit - g.k[cu_class].tx_consumed) & cmask) <= g.k[cu_class].tx_init) {
+        cu_c = static_cast<int>(cu_class);
+        limit_new = limit;
+      } else {
+        ovf |= 1u << cu_class;
+      }
+    }
+    tx_v_[e] = 0;
+    if (tx_c >= 0) g.k[tx_c].tx_consumed = consumed_new;
+    if (cu_c >= 0) g.k[cu_c].tx_limit = limit_new;
+    if (unf | ovf)  // the model's error outputs: thrown before avail is taken, as before
+      throw std::logic_error(
+          fmt::format("switch: CBFC sender error on port {} (underflow {:#x} overflow {:#x})", e, unf, ovf));
+    for (int c : {tx_c, cu_c})
+      if (c >= 0) tx_avail_[e * C_ + c] = (g.k[c].tx_limit - g.k[c].tx_consumed) & cmask;
+#if SW_CBFC_LOCKSTEP
     cbfc::TxIn& in = g.tin;
     in.tx_valid = tx_v;
     in.tx_class = g.tx_c;
     in.tx_len = g.tx_len;
     in.cu_valid = cu;
-    if (cu) {
-      in.cu_class = g.cu.front().c;
-      in.cu_limit = g.cu.front().limit;
-      g.cu.pop_front();
-      cu_due_[e] = g.cu.empty() ? kNever : g.cu.front().t;
-    }
-    tx_v_[e] = 0;
+    in.cu_class = cu_class;
+    in.cu_limit = cu_limit;
     g.tx->tick(in);
     const cbfc::TxOut o = g.tx->outputs();
-    if (o.err_underflow || o.err_overflow || o.err_class)
-      throw std::logic_error(fmt::format("switch: CBFC sender error on port {} (underflow {:#x} overflow {:#x})", e,
-                                         o.err_underflow, o.err_overflow));
-    for (unsigned c = 0; c < C_; ++c) tx_avail_[e * C_ + c] = o.avail[c];
-    if (g.cu.empty()) clear_bit(tx_busy_, e);  // tx_v was consumed above
+    for (unsigned c = 0; c < C_; ++c)
+      if (o.avail[c] != tx_avail_[e * C_ + c])
+        throw std::logic_error(fmt::format("switch: CBFC sender of port {} differs from cbfc::TxModel at cycle {}", e,
+                                           cycle_));
+#endif
+    return cu_due_[e];
   });
 }
 

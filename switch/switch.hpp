@@ -268,56 +268,98 @@ class Switch {
   struct Slot;
   struct Ing;
   struct Egr;
-  Params p_;
-  unsigned R_, C_, W_;
-  Ps P_, d_ready_, d_admit_, d_sched_, d_out_, d_fc_out_, d_fc_in_, latency_;
+  struct RxCredit;
+  // Members in order of use: what every tick touches comes first, so a tick
+  // reads few cache lines of this object (a fabric holds hundreds of switches).
   Ps now_ = 0;
   uint64_t cycle_ = 0;
-  Ps stats_start_ = 0;
+  uint64_t next_sample_ = 0;  // cycle of the next telemetry sample
+  unsigned R_, C_, W_;
+  FlowControl fc_;
+  uint32_t rx_thr_ = 1, rx_tmr_max_ = 0;  // CBFC receiver threshold and timer, as cbfc::RxModel samples them
+  Ps P_, d_ready_, d_admit_, d_sched_, d_out_, d_fc_out_, d_fc_in_, latency_;
+  uint64_t fc_in_pending_ = 0;
   uint64_t shared_size_ = 0, shared_used_ = 0;
-  core::Rng ecn_rng_;
-  cbfc::Params cp_;
-  std::vector<int16_t> route_;
-  RouteFn route_fn_;
-  std::vector<Slot> pool_;
-  std::vector<int32_t> free_slots_;
-  std::vector<std::array<int32_t, 2>> voq_;  // head, tail per ((e*C+c)*R+i)
-  std::vector<uint64_t> nonempty_;           // ((e*C+c)*W + w)
-  std::vector<Ing> ing_;
-  std::vector<Egr> egr_;
-  std::vector<PortClassStats> st_;
-  std::vector<uint32_t> tx_avail_;            // cached TxModel avail (e*C+c)
-  std::vector<std::vector<unsigned>> levels_; // classes by priority level, highest first
-  std::vector<unsigned> rx_active_;           // ingress ports whose RxModel must tick
-  std::vector<uint32_t> xoff_list_;           // (i*C+c) in XOFF
+  // Calendars of the per-port steps (arrivals, buffer frees, egress, CBFC
+  // senders and receivers), interleaved so that one edge reads one slot of
+  // each: slot k % kSlots of calendar K is a bitset of the ports (bit p of
+  // word p / 64) to visit at the edge of cycle k. Invariant: a port whose step
+  // has work due at edge k (its *_due_ time <= k * period, rx_due_ <= k) has
+  // its bit set in slot k or in an earlier slot not yet visited. A visit
+  // clears the slot, runs the step of the ports that are due, in increasing
+  // port order (as a scan of every port would; receivers: see rx_seq_), and
+  // files every port with work left at the edge of its new due time. Bits of
+  // ports no longer due (their due time moved later) are only re-filed; a due
+  // time beyond the calendar comes round early and is re-filed.
+  enum Cal : unsigned { kArr, kRd, kEg, kTx, kRx, kCals };
+  static constexpr unsigned kSlots = 256;
+  std::vector<uint64_t> cal_;  // [((slot * kCals) + K) * W_ + word]
+  // Event horizons, in flat arrays so the steps test them without touching the
+  // (large, cache-cold) port structs. Each is a lower bound: nothing in that
+  // port's step can change before it (kNever: nothing pending); the step
+  // itself re-checks exactly.
+  std::vector<Ps> arr_due_;         // ingress i: ing_[i].arr.front().t_ready
+  std::vector<Ps> rd_due_;          // egress e: egr_[e].reading.front().t_free
+  std::vector<Ps> eg_due_;          // egress e: next edge at which schedule() may act or a packet leaves
+  std::vector<Ps> elig_lb_;         // egress e: no queued head of e is eligible before this (kNever: none queued)
+  std::vector<Ps> cu_due_;          // egress e: egr_[e].cu.front().t (its sender is also due when tx_v_[e])
+  std::vector<uint64_t> rx_due_;    // ingress i: first cycle its CBFC receiver can change (see RxCredit)
+  // Pool slots of the packets at the front of ing_[i].arr and egr_[e].leaving
+  // (-1: none), read only to prefetch them at the start of a tick.
+  std::vector<int32_t> arr_slot_, lv_slot_;
   std::vector<Packet> departures_;
   std::vector<FcMsg> fc_out_;
   std::vector<std::pair<Packet, DropReason>> drops_;
-  uint64_t fc_in_pending_ = 0;
-  // Per-port work bitsets (bit p of word p / 64), so the per-tick loops visit
-  // only ports with something to do, still in increasing port order (results
-  // are identical to scanning every port). Set where the work is created,
-  // cleared by the loop that finds the port idle.
-  std::vector<uint64_t> arr_busy_;  // ingress: ing_[i].arr non-empty
-  std::vector<uint64_t> rd_busy_;   // egress: egr_[e].reading non-empty
-  std::vector<uint64_t> eg_busy_;   // egress: queued packets or leaving non-empty
-  std::vector<uint64_t> tx_busy_;   // egress: CBFC sender has a transmit or pending credit updates
-  // Due times of the deque heads, kept in flat arrays so the loops test them
-  // without touching the (large, cache-cold) port structs: kNever when empty.
-  std::vector<Ps> rd_due_;          // egr_[e].reading.front().t_free
-  std::vector<Ps> cu_due_;          // egr_[e].cu.front().t
-  std::vector<uint8_t> tx_v_;       // egress e has a CBFC transmit for its sender this tick
+  std::vector<Ing> ing_;
+  std::vector<Egr> egr_;
+  std::vector<PortClassStats> st_;
+  std::vector<Slot> pool_;  // packets from inject until they leave (or are dropped)
+  std::vector<int32_t> free_slots_;
+  struct Voq {
+    int32_t head = -1, tail = -1;  // pool_ slots, linked by Slot::next
+    Ps head_elig = 0;              // pool_[head].t_elig, read by the scheduler without touching the slot
+  };
+  std::vector<Voq> voq_;  // per ((e*C+c)*R+i)
+  std::vector<uint64_t> nonempty_;           // ((e*C+c)*W + w)
+  std::vector<uint32_t> tx_avail_;            // CBFC sender avail (e*C+c)
+  std::vector<uint8_t> tx_v_;       // egress e has a CBFC transmit for its sender this tick (filed in kTx)
+  std::vector<RxCredit> rxc_;       // CBFC receiver per ingress port (fc = cbfc)
+  // Receivers with pending work are stepped in the order they became active
+  // (as a list appended on activation would visit them): rx_seq_ is that order.
+  std::vector<uint64_t> rx_seq_;
+  uint64_t rx_seq_next_ = 0;
+  std::vector<std::pair<uint64_t, unsigned>> rx_batch_;  // (rx_seq_, port) due at this edge
+  std::vector<uint32_t> xoff_list_;           // (i*C+c) in XOFF
+  std::vector<uint32_t> paused_list_;         // (e*C+c) whose paused_until may lie after now (PFC)
+  std::vector<uint64_t> pause_busy_;          // egress: PFC frames from downstream not yet applied (bitset)
+  std::vector<std::vector<unsigned>> levels_; // classes by priority level, highest first
+  std::vector<int16_t> route_;
+  RouteFn route_fn_;
+  core::Rng ecn_rng_;
+  Params p_;
+  cbfc::Params cp_;
+  Ps stats_start_ = 0;
 
-  void admit(unsigned i, Packet& pk);
+  bool admit(unsigned i, int32_t slot);  // false: dropped
   void drop(Packet& pk, DropReason r);
   void schedule(unsigned e);
-  int pick_input(unsigned e, unsigned c) const;
+  int pick_input(unsigned e, unsigned c, Ps& next_elig) const;
   void release(unsigned e);
+  void egress_due(unsigned e);
+  uint64_t edge_of(Ps t) const;  // first cycle whose edge is at or after t
+  void file(Cal cal, unsigned port, Ps due, uint64_t min_cycle);
+  void file_at(Cal cal, unsigned port, uint64_t k);
+  uint64_t* slot(Cal cal) { return &cal_[((cycle_ % kSlots) * kCals + cal) * W_]; }
+  template <class F>
+  void visit(Cal cal, F&& step);
   void pfc_check(unsigned i, unsigned c);
   void pfc_emit(unsigned i, unsigned c, uint32_t quanta);
   uint64_t xoff_dyn() const;
   void tick_cbfc();
+  bool rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need);
+  void rx_wake(unsigned i);
   void sample();
+  void prefetch_due();
 };
 
 }  // namespace sw
