@@ -57,7 +57,12 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   desc_.assign(static_cast<size_t>(NC_) * W_, {});
   for (unsigned v = 0; v < 4; ++v) cred_[v] = c_.rx_credits[v];
   for (unsigned i = 0; i < K_; ++i)
-    for (unsigned v = 0; v < 4; ++v) pin_mask_[(i + v) % P_][v] |= static_cast<uint16_t>(1u << i);  // strict pin
+    for (unsigned v = 0; v < 4; ++v) {
+      pin_mask_[(i + v) % P_][v] |= static_cast<uint16_t>(1u << i);  // strict pin
+      pin_port_[i * 4 + v] = static_cast<uint8_t>((i + v) % P_);
+    }
+  conn_port_.resize(NC_);
+  for (unsigned c = 0; c < NC_; ++c) conn_port_[c] = static_cast<uint8_t>(c / (K_ * 4));
   for (unsigned p = 0; p < P_; ++p)
     for (unsigned v = 0; v < c_.gate_classes; ++v) tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
 }
@@ -71,12 +76,6 @@ int Nic::peer_of(uint32_t xpu) const {
 int Nic::queue_of(uint32_t xpu, unsigned vc) const {
   const int i = peer_of(xpu);
   return i < 0 || vc > 3 ? -1 : i * 4 + static_cast<int>(vc);
-}
-
-bool Nic::gate_ok(unsigned p, unsigned v) const {
-  if (v >= c_.gate_classes) return c_.gate_classes == 0;
-  const uint16_t avail = static_cast<uint16_t>(tp_[p].limit[v] - tp_[p].used[v]);
-  return avail >= c_.gate_mtu_cells;
 }
 
 // ------------------------------------------------------------------ inputs
@@ -162,14 +161,8 @@ void Nic::advance(Edge t) {
 void Nic::recompute_next() {
   Edge n = tx_wake_;
   if (!fb_.empty()) n = std::min(n, fb_.front().at);
-  while (!rto_heap_.empty()) {  // drop stale timers (re-armed or idle connections): no event for them
-    const auto& e = rto_heap_.front();
-    const Conn& C = conn_[e.second >> 8];
-    if ((C.rto_gen & 0xffu) == (e.second & 0xffu) && C.ack_psn != C.npsn) break;
-    std::pop_heap(rto_heap_.begin(), rto_heap_.end(), std::greater<>());
-    rto_heap_.pop_back();
-  }
-  if (!rto_heap_.empty()) n = std::min(n, rto_heap_.front().first);
+  while (!rto_q_.empty() && !rto_live(rto_q_.front().key)) rto_q_.pop_front();  // stale timers: no event
+  if (!rto_q_.empty()) n = std::min(n, rto_q_.front().at);
   if (!gate_upd_.empty()) n = std::min(n, gate_upd_.front().at);
   if (ub_ && unext_ == kNoEdge && !rx_ret_.empty()) n = std::min(n, rx_ret_.front().at + 1);  // a stalled command
   n = std::min(n, unext_);
@@ -214,14 +207,17 @@ void Nic::edge(Edge x) {
     apply_fb(fb_.front(), x);
     fb_.pop_front();
   }
-  // Step 3: RTO.
-  while (!rto_heap_.empty() && rto_heap_.front().first <= x) {
-    std::pop_heap(rto_heap_.begin(), rto_heap_.end(), std::greater<>());
-    const auto e = rto_heap_.back();
-    rto_heap_.pop_back();
+  // Step 3: RTO, the timers due in (deadline, key) order (as the min-heap they replace).
+  rto_due_.clear();
+  while (!rto_q_.empty() && rto_q_.front().at <= x) {
+    rto_due_.push_back({rto_q_.front().at, rto_q_.front().key});
+    rto_q_.pop_front();
+  }
+  if (rto_due_.size() > 1) std::sort(rto_due_.begin(), rto_due_.end());
+  for (const auto& e : rto_due_) {
+    if (!rto_live(e.second)) continue;  // stale
     const unsigned c = e.second >> 8;
     Conn& C = conn_[c];
-    if ((C.rto_gen & 0xffu) != (e.second & 0xffu) || C.ack_psn == C.npsn) continue;  // stale
     ++tcnt_[TxCnt::rto];
     go_back(c, C.ack_psn, x);
   }
@@ -260,8 +256,7 @@ void Nic::rto_arm(unsigned c, Edge x) {
   ++C.rto_gen;
   C.rto_base = x;
   if (C.ack_psn == C.npsn) return;
-  rto_heap_.push_back({x + std::max<uint32_t>(1, c_.rto), c << 8 | (C.rto_gen & 0xffu)});
-  std::push_heap(rto_heap_.begin(), rto_heap_.end(), std::greater<>());
+  rto_q_.push_back({x + std::max<uint32_t>(1, c_.rto), c << 8 | (C.rto_gen & 0xffu)});
 }
 
 void Nic::go_back(unsigned c, uint16_t from, Edge x) {
@@ -277,7 +272,7 @@ void Nic::go_back(unsigned c, uint16_t from, Edge x) {
 void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   Conn& C = conn_[c];
   const bool was_full = static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_, was_rtx = C.rtx_act;
-  const unsigned p = c / (K_ * 4), q = c % (K_ * 4);
+  const unsigned p = conn_port_[c], q = c - p * (K_ * 4);
   // Descriptor walker and slot frees: the PDUs' slots are acked; the queue's head moves over acked
   // slots, one credit each (registered two edges later, as the walker and the slot free take an edge each).
   Queue& Q = q_[q];
@@ -384,9 +379,9 @@ bool Nic::schedule(Edge x) {
   // 3. RTX: the lowest connection on an idle port with credit.
   for (unsigned w = 0; w < 4; ++w)
     for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
-      const unsigned c = w * 64 + ctz64(m), p = c / per_port, v = c & 3u;
+      const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
       if (((idle >> p) & 1u) && gate_ok(p, v)) {
-        start(kJobRtx, p, (c % per_port) >> 2, v, x, 0, 0);
+        start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0);
         after_start(idle & ~(1u << p), x);
         return true;
       }
@@ -396,7 +391,7 @@ bool Nic::schedule(Edge x) {
     Edge nd = kNoEdge, nf = kNoEdge;  // the earliest due; the earliest due after x
     for (unsigned w = 0; w < 4; ++w)
       for (uint64_t m = m_owe_[w]; m; m &= m - 1) {
-        const unsigned c = w * 64 + ctz64(m), p = c / per_port, v = c & 3u;
+        const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
         const Conn& C = conn_[c];
         const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
         nd = std::min(nd, due);
@@ -405,7 +400,7 @@ bool Nic::schedule(Edge x) {
           continue;
         }
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
-          start(kJobAck, p, (c % per_port) >> 2, v, x, 0, 0);
+          start(kJobAck, p, (c - p * per_port) >> 2, v, x, 0, 0);
           after_start(idle & ~(1u << p), x);
           return true;
         }
@@ -443,7 +438,7 @@ bool Nic::schedule(Edge x) {
       };
       int t = -1;
       if (c_.strict) {
-        const unsigned b = (i + v) % P_;
+        const unsigned b = pin_port_[q];
         if (cand(b)) t = static_cast<int>(b);
       } else {
         for (unsigned p = 0; p < P_; ++p)
@@ -491,7 +486,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   TxPort& T = tp_[p];
   out_frames_.emplace_back();
   NicFrame& f = out_frames_.back();
-  if (!spare_.empty()) {  // a command vector of a frame this NIC received and unpacked: no allocation
+  if (kind != kJobAck && !spare_.empty()) {  // a command vector of a frame this NIC received and unpacked: no allocation
     f.cmds = std::move(spare_.back());
     spare_.pop_back();
   }
@@ -536,6 +531,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     ++tcnt_[TxCnt::ack_only];
   }
   unsigned chunks = 2;  // header + trailer
+  if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
   for (uint32_t k = 0; k < n; ++k) {
     f.cmds.push_back(base[(first + k) & (QD_ - 1)].cmd);
     chunks += 1 + (f.cmds.back().dlen + DB_ - 1) / DB_;
@@ -621,7 +617,7 @@ void Nic::rx_take(unsigned p, Edge x) {
     }
     fb_.push_back(e);
   }
-  if (!h.f.cmds.empty() && spare_.size() < 64) spare_.push_back(std::move(h.f.cmds));  // dropped (accepted ones moved out)
+  if (h.f.cmds.capacity() && spare_.size() < 64) spare_.push_back(std::move(h.f.cmds));  // dropped (accepted ones moved out)
   r.in.pop_front();
 }
 

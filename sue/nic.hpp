@@ -116,6 +116,57 @@ struct NicCredit {
   Edge at = 0;  ///< registered at this edge (the ACK's edge + 2): the XPU may use it from the next edge
 };
 
+/// A FIFO on a power-of-two ring that keeps its storage (no allocation once grown, unlike std::deque,
+/// which allocates and frees blocks as it moves): push_back, front/back, pop_front, [k], erase(k).
+/// Popped slots keep their (moved-from) objects, reused by the next push.
+template <class T>
+class Ring {
+ public:
+  bool empty() const { return n_ == 0; }
+  size_t size() const { return n_; }
+  T& front() { return b_[h_]; }
+  const T& front() const { return b_[h_]; }
+  T& back() { return b_[(h_ + n_ - 1) & m_]; }
+  const T& back() const { return b_[(h_ + n_ - 1) & m_]; }
+  T& operator[](size_t k) { return b_[(h_ + k) & m_]; }
+  const T& operator[](size_t k) const { return b_[(h_ + k) & m_]; }
+  void push_back(const T& v) {
+    grow();
+    b_[(h_ + n_) & m_] = v;
+    ++n_;
+  }
+  void push_back(T&& v) {
+    grow();
+    b_[(h_ + n_) & m_] = std::move(v);
+    ++n_;
+  }
+  void pop_front() {
+    h_ = (h_ + 1) & m_;
+    --n_;
+  }
+  /// Removes element k, keeping the order of the others.
+  void erase(size_t k) {
+    for (size_t j = k; j + 1 < n_; ++j) (*this)[j] = std::move((*this)[j + 1]);
+    --n_;
+  }
+  void clear() {
+    h_ = 0;
+    n_ = 0;
+  }
+
+ private:
+  std::vector<T> b_;
+  size_t h_ = 0, n_ = 0, m_ = 0;  // m_: capacity - 1
+  void grow() {
+    if (n_ < b_.size()) return;
+    std::vector<T> nb(b_.empty() ? 8 : b_.size() * 2);
+    for (size_t k = 0; k < n_; ++k) nb[k] = std::move((*this)[k]);
+    b_.swap(nb);
+    h_ = 0;
+    m_ = b_.size() - 1;
+  }
+};
+
 class Nic {
  public:
   /// Throws std::invalid_argument with NicConfig::validate()'s line.
@@ -205,9 +256,9 @@ class Nic {
     Edge eof;
   };
   struct RxPort {
-    std::deque<InFrame> in;   // at the MAC, not yet taken
-    std::deque<NicFrame> rec;  // accepted, waiting for or in the unpacker
-    std::deque<uint32_t> rec_rows;
+    Ring<InFrame> in;   // at the MAC, not yet taken
+    Ring<NicFrame> rec;  // accepted, waiting for or in the unpacker
+    Ring<uint32_t> rec_rows;
     uint32_t rows = 0;
   };
   struct Timed {
@@ -227,11 +278,20 @@ class Nic {
   std::array<uint32_t, 4> rr_peer_{};
   std::array<uint16_t, 4> unsent_mask_{};  // per VC: peers whose queue holds unsent commands
   std::array<std::array<uint16_t, 4>, kMaxPorts> pin_mask_{};  // [port][VC]: peers pinned to the port (strict)
+  std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
+  std::vector<uint8_t> conn_port_;     // [connection]: its port (c / (NumPeers * 4))
   std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
-  std::deque<Fb> fb_;
-  std::vector<std::pair<Edge, uint32_t>> rto_heap_;  // (deadline, c << 8 | gen & 0xff), min-heap
-  std::deque<Timed> gate_upd_;    // credit updates: a = port*4+cls, b = limit
-  std::deque<Timed> rx_ret_;      // receive credits: a = vc
+  Ring<Fb> fb_;
+  // RTO timers (deadline, c << 8 | gen & 0xff): every arm is at an edge >= the previous one with the
+  // same timeout, so the deadlines come in order and a FIFO is the min-heap (ties: by key, at firing).
+  struct Rto {
+    Edge at;
+    uint32_t key;
+  };
+  Ring<Rto> rto_q_;
+  std::vector<std::pair<Edge, uint32_t>> rto_due_;  // scratch of edge()
+  Ring<Timed> gate_upd_;   // credit updates: a = port*4+cls, b = limit
+  Ring<Timed> rx_ret_;     // receive credits: a = vc
   std::array<uint32_t, 4> cred_{};
   // unpacker
   bool ub_ = false;
@@ -244,7 +304,7 @@ class Nic {
     NicDelivery d;
     Edge rel;  // released (handed to the caller) at this edge
   };
-  std::deque<PendDel> pend_del_;
+  Ring<PendDel> pend_del_;
   Edge owe_next_ = kNoEdge;  // no ACK-only job is due before this edge
   // outputs
   std::vector<NicFrame> out_frames_;
@@ -267,7 +327,11 @@ class Nic {
   }
   Edge ceil_edge(int64_t ps) const { return ps <= 0 ? 0 : static_cast<Edge>((ps + c_.clock_ps - 1) / c_.clock_ps); }
   static uint32_t frame_bytes(uint32_t packed);
-  bool gate_ok(unsigned p, unsigned v) const;
+  bool gate_ok(unsigned p, unsigned v) const {
+    if (v >= c_.gate_classes) return c_.gate_classes == 0;
+    const uint16_t avail = static_cast<uint16_t>(tp_[p].limit[v] - tp_[p].used[v]);
+    return avail >= c_.gate_mtu_cells;
+  }
   void wake(Edge t) {
     if (t < tx_wake_) tx_wake_ = t;
   }
@@ -276,6 +340,10 @@ class Nic {
   void progress(unsigned c, uint16_t new_ack, Edge x);
   void go_back(unsigned c, uint16_t from, Edge x);
   void rto_arm(unsigned c, Edge x);
+  bool rto_live(uint32_t key) const {
+    const Conn& C = conn_[key >> 8];
+    return (C.rto_gen & 0xffu) == (key & 0xffu) && C.ack_psn != C.npsn;
+  }
   bool schedule(Edge x);
   void after_start(uint32_t idle_left, Edge x);
   void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed);

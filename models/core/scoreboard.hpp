@@ -83,7 +83,8 @@ class Scoreboard {
   std::map<uint32_t, Flow> flows_;
   // flows_ nodes by flow number (flows below kFlowIndex; nodes are never erased,
   // so the pointers stay valid): O(1) lookups per transaction instead of the map walk.
-  static constexpr uint32_t kFlowIndex = 1u << 16;
+  // 2^21: the dense flow numbers of the largest systems ((src * 1024 + dst) * 2 + VC) stay off the map.
+  static constexpr uint32_t kFlowIndex = 1u << 21;
   std::vector<Flow*> by_flow_;
   Flow& flow_at(uint32_t flow);
   Flow* find_flow(uint32_t flow);

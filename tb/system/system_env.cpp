@@ -203,9 +203,28 @@ Peering::Peering(const SysConfig& c, const std::vector<std::pair<unsigned, unsig
       if (k == 0 || rev_[a][k].b != rev_[a][k - 1].b) reach_[a].push_back(rev_[a][k].b);
     max_deg_ = std::max(max_deg_, static_cast<unsigned>(reach_[a].size()));
   }
+  bool fits = true;
+  for (unsigned a = 0; a < N_; ++a) fits = fits && rev_[a].size() < 0x10000;
+  if (fits) {
+    span_.assign(static_cast<size_t>(N_) * N_, 0);
+    for (unsigned a = 0; a < N_; ++a)
+      for (size_t k = 0; k < rev_[a].size(); ++k) {
+        const uint32_t b = rev_[a][k].b;
+        if (b >= N_) continue;
+        uint32_t& s = span_[static_cast<size_t>(a) * N_ + b];
+        if (!(s & 0xffffu)) s = static_cast<uint32_t>(k) << 16;
+        ++s;
+      }
+  }
 }
 
 std::pair<const Peering::Rev*, const Peering::Rev*> Peering::places(unsigned a, unsigned b) const {
+  if (b < N_ && !span_.empty()) {
+    const uint32_t s = span_[static_cast<size_t>(a) * N_ + b];
+    if (!(s & 0xffffu)) return {nullptr, nullptr};
+    const Rev* lo = rev_[a].data() + (s >> 16);
+    return {lo, lo + (s & 0xffffu)};
+  }
   const auto& v = rev_[a];
   auto lo = std::lower_bound(v.begin(), v.end(), b, [](const Rev& x, uint32_t key) { return x.b < key; });
   auto hi = lo;

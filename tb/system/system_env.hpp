@@ -167,6 +167,7 @@ class Peering {
   std::vector<int32_t> table_;
   std::vector<uint32_t> ids_;
   std::vector<std::vector<Rev>> rev_;  // per a, sorted by b
+  std::vector<uint32_t> span_;         // [a * N + b]: first index in rev_[a] << 16 | count (places() in O(1))
   std::vector<std::vector<uint32_t>> reach_;
   std::string mode_;
   unsigned missing_ = 0, max_deg_ = 0;

@@ -39,7 +39,7 @@ struct FlitSystem::FNic {
   std::unique_ptr<sue::Nic> nic;
   std::vector<Port> ports;
   // XPU transmit interface
-  std::deque<Cmd> req, resp;
+  sue::Ring<Cmd> req, resp;
   uint64_t busy_until = 0;  // the interface is free from this edge
   std::vector<uint32_t> qcred;
   uint64_t cstall_since = kNever;
@@ -146,6 +146,9 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
         for (unsigned p = 0; p < P; ++p)
           nics_[static_cast<size_t>(a) * M + m]->ports[p].peer = nics_[static_cast<size_t>(b) * M + m].get();
       }
+  slot_base_[kGen] = 0;
+  slot_base_[kDrv] = N;
+  slot_base_[kNic] = N + nics_.size();
   sched_.assign(N + 2 * nics_.size(), kNever);
   words_ = (sched_.size() + 63) / 64;
   ring_bits_.assign(kRing * words_, 0);
@@ -155,15 +158,8 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
 
 FlitSystem::~FlitSystem() = default;
 
-size_t FlitSystem::slot(Kind k, uint32_t i) const {
-  return k == kGen ? i : k == kDrv ? cfg_.xpus + i : cfg_.xpus + nics_.size() + i;
-}
-
-void FlitSystem::schedule(Kind k, uint32_t i, uint64_t at) {
-  if (at == kNever) return;
-  const size_t e = slot(k, i);
+void FlitSystem::schedule_at(size_t e, uint64_t at) {
   uint64_t& s = sched_[e];
-  if (at >= s) return;
   at = std::max(at, ring_base_);
   if (s != kNever && s < ring_base_ + kRing) {  // earlier now: off its old edge
     ring_bits_[(s & (kRing - 1)) * words_ + e / 64] &= ~(1ull << (e % 64));
@@ -385,7 +381,7 @@ void FlitSystem::drive(unsigned ni, uint64_t x) {
   }
   if (n.req.empty() && n.resp.empty()) return;
   bool from_req = false;
-  auto take = [&](std::deque<Cmd>& q, size_t scan, Cmd& out) -> bool {
+  auto take = [&](sue::Ring<Cmd>& q, size_t scan, Cmd& out) -> bool {
     const size_t lim = std::min(q.size(), scan);
     for (size_t k = 0; k < lim; ++k) {
       if (!n.qcred[q[k].q]) continue;
@@ -393,7 +389,7 @@ void FlitSystem::drive(unsigned ni, uint64_t x) {
       if (k == 0)
         q.pop_front();
       else
-        q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
+        q.erase(k);
       return true;
     }
     return false;

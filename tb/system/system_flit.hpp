@@ -108,6 +108,7 @@ class FlitSystem {
   size_t ring_count_ = 0;
   std::vector<Ev> far_;              // min-heap of events at or beyond ring_base_ + kRing
   std::vector<uint64_t> sched_;      // per entity: the edge it is scheduled for (kNoEdge: none)
+  size_t slot_base_[3] = {0, 0, 0};  // first slot of generators, XPU interfaces, NICs
   uint64_t loop_edges_ = 0;
   bool window_open_ = false;
   unsigned ar_done_ = 0;  // XPUs done with the all-reduce
@@ -121,8 +122,12 @@ class FlitSystem {
   }
   uint32_t cells(uint32_t bytes) const { return (bytes + 127) / 128; }
   uint32_t flow_of(unsigned src, unsigned dst, unsigned vc) const { return (src * cfg_.xpus + dst) * 2 + vc; }
-  size_t slot(Kind k, uint32_t i) const;
-  void schedule(Kind k, uint32_t i, uint64_t at);
+  size_t slot(Kind k, uint32_t i) const { return slot_base_[k] + i; }
+  void schedule(Kind k, uint32_t i, uint64_t at) {  // at == kNever or later than the entity's edge: nothing to do
+    const size_t e = slot_base_[k] + i;
+    if (at < sched_[e]) schedule_at(e, at);
+  }
+  void schedule_at(size_t e, uint64_t at);
   uint64_t next_edge();
   void advance_ring(uint64_t base);
   uint32_t alloc_frame();

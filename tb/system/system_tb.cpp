@@ -849,7 +849,7 @@ double cpu_seconds() {
 
 // The bench's NIC model unless --set nic=... says otherwise (cycle: the cycle-exact sue_tx/sue_rx twins;
 // flit: sue::Nic, docs/system.md "The flit NIC model").
-constexpr const char* kBenchNic = "cycle";
+constexpr const char* kBenchNic = "flit";
 
 void run_cycles(System& sys, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) sys.cycle();
