@@ -253,13 +253,13 @@ struct System::Frame {
   bool bad = false;  // corrupted on a wire (without LLR): the receiving NIC's MAC finds a bad FCS
 };
 
-struct System::Port {
+struct System::Port : PortBase {
   // MAC transmit
   double bucket = 0;
   bool ready = false;
   bool in_frame = false;
   uint32_t cur = 0;
-  core::Ps t_sof = 0, wire_free = 0;
+  core::Ps t_sof = 0;
   // CBFC sender toward the next hop (switch ingress or the peer NIC)
   std::unique_ptr<cbfc::TxModel> gate;
   cbfc::TxIn gin;
@@ -275,13 +275,10 @@ struct System::Port {
     uint32_t limit;
   };
   std::deque<Cu> cu;
-  // wiring
-  int plane = -1;        // planes: switch index
+  // wiring (plane, xpu, the fault injectors of its wires: PortBase)
   Port* peer = nullptr;  // mesh: the NIC port at the other end of the cable
-  unsigned xpu = 0;
-  // the link: LLR (side A = this NIC port, B = the switch port), or the fault injectors of its wires
+  // the link: LLR (side A = this NIC port, B = the switch port)
   std::unique_ptr<sw::LlrLink> llr;
-  std::unique_ptr<lnk::FaultInjector> inj_out, inj_in;  // out: this port's transmit wire; in: its receive wire (planes)
   // receive
   struct In {
     uint32_t f;
@@ -289,8 +286,6 @@ struct System::Port {
   };
   std::deque<In> in;
   unsigned next = 0;
-  std::array<uint32_t, kClasses> rx_limit{}, rx_occ{};
-  uint64_t wire_bytes = 0, frames = 0, win_bytes0 = 0, win_bytes1 = 0;
 };
 
 struct System::Nic {
@@ -333,18 +328,179 @@ struct System::Xpu : XpuGen {
   std::vector<uint64_t> next_id;  // per (dst, vc)
 };
 
-// ------------------------------------------------------------------ construction
+// ------------------------------------------------------------------ shared with FlitSystem
 
-System::System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx,
-               LlrEngines llr)
-    : cfg_(cfg), sb_("XPU to XPU", cfg.strict), rng_(cfg.seed, "system.traffic") {
+SystemBase::SystemBase(const SysConfig& cfg) : cfg_(cfg), sb_("XPU to XPU", cfg.strict), rng_(cfg.seed, "system.traffic") {
+  cable_ = core::ns(cfg_.cable_ns);
+  nic_tx_ = core::ns(cfg_.nic_tx_ns);
+  nic_rx_ = core::ns(cfg_.nic_rx_ns);
+}
+
+SystemBase::~SystemBase() = default;
+
+void SystemBase::build_common() {
   bool complete = false;
   const auto demand = demand_pairs(cfg_, complete, &perm_);
   peering_ = std::make_unique<Peering>(cfg_, demand, complete);
   const unsigned N = cfg_.xpus;
-  cable_ = core::ns(cfg_.cable_ns);
-  nic_tx_ = core::ns(cfg_.nic_tx_ns);
-  nic_rx_ = core::ns(cfg_.nic_rx_ns);
+  if (cfg_.topology == Topology::planes) {
+    for (unsigned pl = 0; pl < cfg_.planes(); ++pl) {
+      sw::Params p = cfg_.swp;
+      p.seed = core::mix64(cfg_.seed + pl);
+      sw_.push_back(std::make_unique<sw::Switch>(p));
+      for (unsigned a = 0; a < N; ++a) sw_.back()->set_route(a, a);
+    }
+  }
+  xs_.resize(N);
+  fig_.win_start = cfg_.warmup_cycles;
+  fig_.ar_steps = cfg_.pattern == Pattern::allreduce ? 2 * (N - 1) : 0;
+  fig_.nic_credit_stall.assign(kClasses, 0);
+  fig_.plane_bytes_win.assign(cfg_.planes(), 0);
+}
+
+bool SystemBase::net_idle() const {
+  if (traffic_ || live_frames_ || sb_.outstanding()) return false;
+  for (const auto& s : sw_)
+    if (s->in_flight()) return false;
+  return true;
+}
+
+std::string SystemBase::net_busy() const {
+  if (sb_.outstanding()) return fmt::format("{} commands not delivered", sb_.outstanding());
+  for (size_t pl = 0; pl < sw_.size(); ++pl)
+    if (sw_[pl]->in_flight()) return fmt::format("switch of plane {} holds {} packets", pl, sw_[pl]->in_flight());
+  return "";
+}
+
+bool SystemBase::frame_onto_wire(PortBase& pt, unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc) {
+  ++fig_.frames;
+  fig_.wire_bytes += len + kWireOverhead;
+  pt.wire_bytes += len + kWireOverhead;
+  ++pt.frames;
+  if (vc < kClasses && len <= mtu_bytes_) return true;
+  if (!fig_.cbfc_errors++)
+    fig_.first_cbfc_error = fmt::format("XPU {} instance {} port {}: a frame of {} bytes on VC {} (allowed: VC 0..{}, "
+                                        "at most {} bytes)", xpu, inst, port, len, vc, kClasses - 1, mtu_bytes_);
+  return false;
+}
+
+bool SystemBase::wire_passes(lnk::FaultInjector* inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
+                             bool& bad) {
+  if (!inj) return true;
+  lnk::Frame lf;
+  lf.id = id;
+  lf.cls = cls;
+  lf.len = len;
+  const auto v = inj->on_frame(t0, t1, lf).verdict;
+  if (v == lnk::FaultInjector::Verdict::drop) return false;
+  if (v == lnk::FaultInjector::Verdict::corrupt) bad = true;
+  return true;
+}
+
+sw::Packet SystemBase::nic_packet(uint64_t id, unsigned xpu, uint32_t dst, unsigned cls, uint32_t len, core::Ps t_in,
+                                  core::Ps t_in_last) {
+  sw::Packet pk;
+  pk.id = id;
+  pk.tag = xpu;
+  pk.dst_xpu = dst;
+  pk.cls = static_cast<uint8_t>(cls);
+  pk.bytes = len;
+  pk.t_in = t_in;
+  pk.t_in_last = t_in_last;
+  return pk;
+}
+
+void SystemBase::init_port(PortBase& pt, unsigned a, unsigned m, unsigned p) const {
+  pt.xpu = a;
+  if (cfg_.topology == Topology::planes) pt.plane = static_cast<int>(m * cfg_.ports() + p);
+  pt.rx_limit.fill(cfg_.nic_buf_cells);
+}
+
+int SystemBase::req_instance(const XpuGen& X, unsigned a, unsigned dst) const {
+  const auto pl = peering_->places(a, dst);
+  if (pl.first == pl.second) return -1;
+  const size_t n = static_cast<size_t>(pl.second - pl.first);
+  const size_t k = cfg_.strict ? (a + dst + kReqVc) % n : X.spray % n;
+  return pl.first[k].p.m;
+}
+
+void SystemBase::buffer_in(PortBase& pt, unsigned cls, uint32_t c, int pl) {
+  pt.rx_occ[cls] += c;
+  if (pt.rx_occ[cls] <= cfg_.nic_buf_cells || fig_.cbfc_errors++) return;
+  if (pl < 0)
+    fig_.first_cbfc_error = fmt::format("XPU {} receive buffer of class {}: {} cells held, {} granted (the sender "
+                                        "sent without credit)", pt.xpu, cls, pt.rx_occ[cls], cfg_.nic_buf_cells);
+  else
+    fig_.first_cbfc_error = fmt::format("XPU {} receive buffer of class {} on plane {}: {} cells held, {} granted (the "
+                                        "switch sent without credit)", pt.xpu, cls, pl, pt.rx_occ[cls], cfg_.nic_buf_cells);
+}
+
+void SystemBase::note_drop(unsigned pl, const sw::Packet& pk, sw::DropReason why, core::Ps t) {
+  const bool lossless = why != sw::DropReason::no_route;
+  ++(lossless ? fig_.lossless_drops : fig_.other_drops);
+  if (fig_.first_drop.empty())
+    fig_.first_drop = fmt::format("plane {}: a frame of XPU {} to XPU {} class {} dropped ({}) at {}", pl, pk.tag, pk.dst_xpu,
+                                  static_cast<unsigned>(pk.cls),
+                                  why == sw::DropReason::no_route ? "no route"
+                                  : why == sw::DropReason::buffer_full ? "buffer full" : "lossless overflow",
+                                  core::format_time(t));
+}
+
+bool SystemBase::credit_back(PortBase& pt, unsigned xpu, unsigned cls, uint32_t c, core::Ps t) {
+  pt.rx_occ[cls] -= c;
+  pt.rx_limit[cls] = (pt.rx_limit[cls] + c) & 0xffffu;
+  if (pt.plane < 0) return true;
+  sw_[static_cast<size_t>(pt.plane)]->credit_in(xpu, cls, pt.rx_limit[cls], t + nic_tx_ + cable_);
+  return false;
+}
+
+void SystemBase::count_issue(unsigned a, bool response, Op op) {
+  if (response) {
+    ++xs_[a].resp_issued;
+  } else {
+    ++xs_[a].req_issued;
+    ++(op == kReadReq ? xs_[a].reads : xs_[a].writes);
+  }
+}
+
+void SystemBase::count_delivery(unsigned xpu, unsigned src, unsigned vc, uint32_t dlen, uint64_t lat, uint64_t x) {
+  (vc == kRespVc ? fig_.lat_resp_ns : fig_.lat_req_ns).add(core::to_ns(static_cast<core::Ps>(lat) * cfg_.clock_ps));
+  const uint64_t bytes = 20 + dlen;
+  XpuStats& xr = xs_[xpu];
+  ++xr.delivered;
+  xr.delivered_bytes += bytes;
+  if (x >= fig_.win_start && (traffic_ || x < fig_.win_end)) {
+    xr.win_rx_bytes += bytes;
+    xs_[src].win_tx_bytes += bytes;
+  }
+}
+
+void SystemBase::misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what) {
+  if (!fig_.misdelivered++) fig_.first_misdelivery = fmt::format("XPU {} instance {} cycle {}: {}", xpu, inst, cyc, what);
+}
+
+void SystemBase::add_faults(LinkFigures& r, const PortBase& pt) {
+  for (const lnk::FaultInjector* f : {pt.inj_out.get(), pt.inj_in.get()})
+    if (f) {
+      r.wire_frames += f->stats().frames;
+      r.corrupted += f->stats().frames_corrupted;
+      r.dropped += f->stats().frames_dropped;
+    }
+}
+
+uint64_t SystemBase::delivered() const {
+  uint64_t s = 0;
+  for (auto& x : xs_) s += x.delivered;
+  return s;
+}
+
+// ------------------------------------------------------------------ construction
+
+System::System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx,
+               LlrEngines llr)
+    : SystemBase(cfg) {
+  build_common();
+  const unsigned N = cfg_.xpus;
   bytes_per_cycle_ = cfg_.port_gbps / 8.0 * core::to_ns(cfg_.clock_ps);
   tokens_per_cycle_ = cfg_.load * bytes_per_cycle_ * cfg_.instances * cfg_.ports();
   mtu_bytes_ = static_cast<uint32_t>(cfg_.tp.lite() ? 6 + cfg_.tp.max_pack + 4 : 14 + 8 + cfg_.tp.max_pack + 4 + 4);
@@ -358,25 +514,11 @@ System::System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, s
   for (unsigned c = 0; c < kClasses; ++c) gate_cfg_.init_credits[c] = init;
   gate_cfg_.mtu = mtu_bytes_;
   mtu_cells_ = gate_params_.credits(mtu_bytes_);
-
-  if (cfg_.topology == Topology::planes) {
-    for (unsigned pl = 0; pl < cfg_.planes(); ++pl) {
-      sw::Params p = cfg_.swp;
-      p.seed = core::mix64(cfg_.seed + pl);
-      sw_.push_back(std::make_unique<sw::Switch>(p));
-      for (unsigned a = 0; a < N; ++a) sw_.back()->set_route(a, a);
-    }
-  }
   xpus_.resize(N);
-  xs_.resize(N);
   for (unsigned a = 0; a < N; ++a) {
     xpus_[a].next_id.assign(static_cast<size_t>(N) * 2, 1);
     if (cfg_.pattern == Pattern::allreduce) xpus_[a].ar_recv.assign(2 * (N - 1) + 1, 0);
   }
-  fig_.win_start = cfg_.warmup_cycles;
-  fig_.ar_steps = cfg_.pattern == Pattern::allreduce ? 2 * (N - 1) : 0;
-  fig_.nic_credit_stall.assign(kClasses, 0);
-  fig_.plane_bytes_win.assign(cfg_.planes(), 0);
   build_nics(tx, rx);
   build_links(llr);
 }
@@ -493,7 +635,7 @@ void System::build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<s
       n.ports.resize(P);
       for (unsigned p = 0; p < P; ++p) {
         Port& pt = n.ports[p];
-        pt.xpu = a;
+        init_port(pt, a, m, p);
         pt.gate = std::make_unique<cbfc::TxModel>(gate_params_);
         pt.gin.cfg = gate_cfg_;
         pt.gin.rst_n = false;
@@ -501,69 +643,35 @@ void System::build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<s
         pt.gin.rst_n = true;
         pt.elig = pt.gate->outputs().elig;
       for (unsigned c = 0; c < kClasses; ++c) pt.avail[c] = pt.gate->outputs().avail[c];
-        if (cfg_.topology == Topology::planes) pt.plane = static_cast<int>(m * P + p);
-        pt.rx_limit.fill(cfg_.nic_buf_cells);
       }
     }
-  if (cfg_.topology == Topology::mesh)
-    for (unsigned a = 0; a < N; ++a)
-      for (unsigned m = 0; m < M; ++m) {
-        const int b = peering_->peer(a, m, 0);
-        if (b < 0) continue;
-        for (unsigned p = 0; p < P; ++p)
-          nics_[static_cast<size_t>(a) * M + m]->ports[p].peer = &nics_[static_cast<size_t>(b) * M + m]->ports[p];
-      }
+  wire_mesh(nics_, [](Nic& b, unsigned p) { return &b.ports[p]; });
 }
 
 uint32_t System::alloc_frame() {
-  uint32_t f;
-  if (!free_frames_.empty()) {
-    f = free_frames_.back();
-    free_frames_.pop_back();
-  } else {
-    f = static_cast<uint32_t>(frames_.size());
-    frames_.emplace_back();
-  }
+  const uint32_t f = alloc_slot(frames_);
   frames_[f].live = true;
   frames_[f].bad = false;
   frames_[f].bytes.clear();
-  ++live_frames_;
   return f;
 }
 
 void System::release_frame(uint32_t f) {
   if (!frames_[f].live) return;
   frames_[f].live = false;
-  free_frames_.push_back(f);
-  --live_frames_;
+  free_slot(f);
 }
 
 // ------------------------------------------------------------------ XPUs: traffic
 
 void System::queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux, bool response) {
-  const auto pl = peering_->places(a, dst);
-  const size_t n = static_cast<size_t>(pl.second - pl.first);
   Xpu& X = xpus_[a];
-  // Strict mode pins a flow to one instance (its order is per instance); unordered mode sprays.
-  const size_t k = cfg_.strict ? (a + dst + vc) % n : (X.spray++) % n;
-  const Peering::Place& p = pl.first[k].p;
   Cmd c;
-  c.dst = dst;
-  c.vc = static_cast<uint8_t>(vc);
-  c.op = op;
-  c.dlen = static_cast<uint16_t>(dlen);
-  c.aux = aux;
-  c.q = static_cast<uint16_t>(p.i * 4 + vc);
-  c.id = X.next_id[dst * 2 + vc]++;
-  Nic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + p.m];
+  const unsigned m = make_cmd(X, X.next_id, a, dst, vc, op, dlen, aux, c);
+  Nic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + m];
   (response ? nic.resp : nic.req).push_back(c);
-  if (response) {
-    X.tokens -= 20.0 + dlen;
-    ++xs_[a].resp_issued;
-  } else {
-    ++xs_[a].req_issued;
-    ++(op == kReadReq ? xs_[a].reads : xs_[a].writes);
-  }
+  if (response) X.tokens -= 20.0 + dlen;
+  count_issue(a, response, op);
 }
 
 int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
@@ -633,11 +741,9 @@ void System::generate(unsigned a) {
     if (d < 0) return;
     const unsigned dst = static_cast<unsigned>(d);
     // The instance that carries the request and room in its queue.
-    const auto pl = peering_->places(a, dst);
-    if (pl.first == pl.second) return;
-    const size_t n = static_cast<size_t>(pl.second - pl.first);
-    const size_t k = cfg_.strict ? (a + dst + kReqVc) % n : X.spray % n;
-    const Nic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + pl.first[k].p.m];
+    const int m = req_instance(X, a, dst);
+    if (m < 0) return;
+    const Nic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + static_cast<unsigned>(m)];
     if (nic.req.size() >= cfg_.pending_max) {
       ++xs_[a].gen_stall;
       return;
@@ -716,9 +822,7 @@ void System::sink(Nic& n) {
   const unsigned DB = cfg_.tp.db();
   const uint64_t seen = cycle_ + 1;
   auto& as = n.as;
-  auto bad = [&](const std::string& what) {
-    if (!fig_.misdelivered++) fig_.first_misdelivery = fmt::format("XPU {} instance {} cycle {}: {}", n.xpu, n.inst, seen, what);
-  };
+  auto bad = [&](const std::string& what) { misdelivery(n.xpu, n.inst, seen, what); };
   if (o.rx_cycle == 0) {
     if (as.act) bad(fmt::format("a new command began after {} of {} beats of the previous one", as.got, as.beats));
     as.act = true;
@@ -756,16 +860,7 @@ void System::sink(Nic& n) {
     bad(fmt::format("command {}->{} vc {} id {} arrived at XPU {} from XPU {} on vc {}", src, dst, vc, id, n.xpu, as.xpuid,
                     as.vc));
   sb_.observe(flow_of(src, dst, vc), id, dig, t);
-  const uint64_t lat_cycles = (seen - stamp) & 0xffffffffull;
-  (vc == kRespVc ? fig_.lat_resp_ns : fig_.lat_req_ns).add(core::to_ns(static_cast<core::Ps>(lat_cycles) * cfg_.clock_ps));
-  const uint64_t bytes = 20 + as.dlen;
-  XpuStats& xr = xs_[n.xpu];
-  ++xr.delivered;
-  xr.delivered_bytes += bytes;
-  if (cycle_ >= fig_.win_start && (traffic_ || cycle_ < fig_.win_end)) {
-    xr.win_rx_bytes += bytes;
-    xs_[src].win_tx_bytes += bytes;
-  }
+  count_delivery(n.xpu, src, vc, as.dlen, (seen - stamp) & 0xffffffffull, cycle_);
   if (op == kReadReq && dst == n.xpu) queue_cmd(n.xpu, src, kRespVc, kReadResp, aux, 0, true);
   if (cfg_.pattern == Pattern::allreduce && op == kWrite && aux < xpus_[n.xpu].ar_recv.size())
     xpus_[n.xpu].ar_recv[aux] += as.dlen;
@@ -817,14 +912,7 @@ void System::frame_done(Nic& n, unsigned p, core::Ps t) {
     for (unsigned i = 0; i < 4; ++i) b[nf + i] = static_cast<uint8_t>(v >> (8 * i));  // LSB first
     check_frame(f, n.xpu);
   }
-  ++fig_.frames;
-  fig_.wire_bytes += len + kWireOverhead;
-  pt.wire_bytes += len + kWireOverhead;
-  ++pt.frames;
-  if (f.vc >= kClasses || len > mtu_bytes_) {
-    if (!fig_.cbfc_errors++)
-      fig_.first_cbfc_error = fmt::format("XPU {} instance {} port {}: a frame of {} bytes on VC {} (allowed: VC 0..{}, "
-                                          "at most {} bytes)", n.xpu, n.inst, p, len, f.vc, kClasses - 1, mtu_bytes_);
+  if (!frame_onto_wire(pt, n.xpu, n.inst, p, len, f.vc)) {
     release_frame(fi);
     return;
   }
@@ -832,40 +920,20 @@ void System::frame_done(Nic& n, unsigned p, core::Ps t) {
   pt.consume_cls = f.vc;
   pt.consume_len = len;
   if (pt.llr) {  // into the MAC TX FIFO of the port's LLR TX, taken at the first LLR edge its c_ready allows
-    sw::Packet pk;
-    pk.id = fi;
-    pk.tag = n.xpu;
-    pk.dst_xpu = f.dst;
-    pk.cls = f.vc;
-    pk.bytes = len;
-    pt.llr->offer(sw::LlrLink::A, pk);
+    pt.llr->offer(sw::LlrLink::A, nic_packet(fi, n.xpu, f.dst, f.vc, len));
     return;
   }
   // The wire: the frame starts once the NIC PHY has it and the previous frame (+ preamble, IFG) is out.
   const WireTimes wt = wire_times(pt.t_sof, t, len, pt.wire_free, nic_tx_, cable_, cfg_.port_gbps);
   const core::Ps start = wt.start, t_in = wt.t_in, t_in_last = wt.t_in_last;
-  if (pt.inj_out) {  // the wire's faults: a dropped frame never arrives (its CBFC credits are not returned), a
-                     // corrupted one is forwarded and dropped by the receiving NIC's MAC (bad FCS)
-    lnk::Frame lf;
-    lf.id = fi;
-    lf.cls = f.vc;
-    lf.len = len;
-    const auto v = pt.inj_out->on_frame(start, t_in_last, lf).verdict;
-    if (v == lnk::FaultInjector::Verdict::drop) {
-      release_frame(fi);
-      return;
-    }
-    if (v == lnk::FaultInjector::Verdict::corrupt) f.bad = true;
+  // The wire's faults: a dropped frame never arrives (its CBFC credits are not returned), a corrupted one
+  // is forwarded and dropped by the receiving NIC's MAC (bad FCS).
+  if (!wire_passes(pt.inj_out.get(), fi, f.vc, len, start, t_in_last, f.bad)) {
+    release_frame(fi);
+    return;
   }
   if (pt.plane >= 0) {
-    sw::Packet pk;
-    pk.id = fi;
-    pk.tag = n.xpu;
-    pk.dst_xpu = f.dst;
-    pk.cls = f.vc;
-    pk.bytes = len;
-    pk.t_in = t_in;
-    pk.t_in_last = t_in_last;
+    const sw::Packet pk = nic_packet(fi, n.xpu, f.dst, f.vc, len, t_in, t_in_last);
     sw::Switch& s = *sw_[static_cast<size_t>(pt.plane)];
     const core::Ps per = s.params().period();
     const core::Ps due = (t_in + s.params().ingress_ready_delay() + per - 1) / per * per;  // the edge that would admit it
@@ -878,10 +946,7 @@ void System::frame_done(Nic& n, unsigned p, core::Ps t) {
     Port& q = *pt.peer;
     q.in.push_back({fi, t_in + nic_rx_, t_in_last + nic_rx_});
     fig_.flit_hops += cells(len);
-    q.rx_occ[f.vc] += cells(len);
-    if (q.rx_occ[f.vc] > cfg_.nic_buf_cells && !fig_.cbfc_errors++)
-      fig_.first_cbfc_error = fmt::format("XPU {} receive buffer of class {}: {} cells held, {} granted (the sender "
-                                          "sent without credit)", q.xpu, f.vc, q.rx_occ[f.vc], cfg_.nic_buf_cells);
+    buffer_in(q, f.vc, cells(len), -1);
   } else {
     release_frame(fi);  // an unconnected mesh instance: never used by the traffic
   }
@@ -950,11 +1015,7 @@ void System::rx_taken(Nic& n, unsigned p, core::Ps t) {
   const Frame& f = frames_[fi];
   const unsigned cls = f.vc;
   const uint32_t c = cells(static_cast<uint32_t>(f.bytes.size()));
-  pt.rx_occ[cls] -= c;
-  pt.rx_limit[cls] = (pt.rx_limit[cls] + c) & 0xffffu;
-  if (pt.plane >= 0)
-    sw_[static_cast<size_t>(pt.plane)]->credit_in(n.xpu, cls, pt.rx_limit[cls], t + nic_tx_ + cable_);
-  else if (pt.peer)
+  if (credit_back(pt, n.xpu, cls, c, t) && pt.peer)
     pt.peer->cu.push_back({t + nic_tx_ + cable_ + nic_rx_, static_cast<uint8_t>(cls), pt.rx_limit[cls]});
   release_frame(fi);
 }
@@ -994,14 +1055,7 @@ void System::switch_tick(unsigned pl) {
     pt.cu.push_back({fc.t + cable_ + nic_rx_, fc.cls, fc.value});
   }
   for (const auto& d : s.drops()) {
-    const bool lossless = d.second != sw::DropReason::no_route;
-    ++(lossless ? fig_.lossless_drops : fig_.other_drops);
-    if (fig_.first_drop.empty())
-      fig_.first_drop = fmt::format("plane {}: a frame of XPU {} to XPU {} class {} dropped ({}) at {}", pl, d.first.tag,
-                                    d.first.dst_xpu, static_cast<unsigned>(d.first.cls),
-                                    d.second == sw::DropReason::no_route ? "no route"
-                                    : d.second == sw::DropReason::buffer_full ? "buffer full" : "lossless overflow",
-                                    core::format_time(s.now()));
+    note_drop(pl, d.first, d.second, s.now());
     release_frame(static_cast<uint32_t>(d.first.id));
   }
   for (const sw::Packet& d : s.departures()) {
@@ -1012,26 +1066,15 @@ void System::switch_tick(unsigned pl) {
     if (pt.llr) {
       pt.llr->offer(sw::LlrLink::B, d);  // the MAC TX FIFO of the switch port's LLR TX
     } else {
-      if (pt.inj_in) {  // the wire's faults (see frame_done)
-        lnk::Frame lf;
-        lf.id = d.id;
-        lf.cls = d.cls;
-        lf.len = d.bytes;
-        const auto v = pt.inj_in->on_frame(d.t_head_out, t1, lf).verdict;
-        if (v == lnk::FaultInjector::Verdict::drop) {
-          fig_.flit_hops += c;
-          release_frame(static_cast<uint32_t>(d.id));
-          continue;
-        }
-        if (v == lnk::FaultInjector::Verdict::corrupt) frames_[d.id].bad = true;
+      if (!wire_passes(pt.inj_in.get(), d.id, d.cls, d.bytes, d.t_head_out, t1, frames_[d.id].bad)) {  // see frame_done
+        fig_.flit_hops += c;
+        release_frame(static_cast<uint32_t>(d.id));
+        continue;
       }
       pt.in.push_back({static_cast<uint32_t>(d.id), t0, t1});
     }
     fig_.flit_hops += c;
-    pt.rx_occ[d.cls] += c;
-    if (pt.rx_occ[d.cls] > cfg_.nic_buf_cells && !fig_.cbfc_errors++)
-      fig_.first_cbfc_error = fmt::format("XPU {} receive buffer of class {} on plane {}: {} cells held, {} granted (the "
-                                          "switch sent without credit)", pt.xpu, d.cls, pl, pt.rx_occ[d.cls], cfg_.nic_buf_cells);
+    buffer_in(pt, d.cls, c, static_cast<int>(pl));
   }
   // The LLR partners of this plane's links, edge at T (after the switch's, as sw::Harness).
   if (cfg_.llr)
@@ -1196,19 +1239,10 @@ void System::cycle() {
   ++cycle_;
 }
 
-void System::stop_traffic() {
-  if (!traffic_) return;
-  traffic_ = false;
-  fig_.win_end = cycle_;
-  for (auto& n : nics_)
-    for (auto& pt : n->ports) {
-      pt.win_bytes1 = pt.wire_bytes;
-      if (pt.plane >= 0) fig_.plane_bytes_win[static_cast<size_t>(pt.plane)] += pt.win_bytes1 - pt.win_bytes0;
-    }
-}
+void System::stop_traffic() { close_window(nics_); }
 
 bool System::idle() const {
-  if (traffic_ || live_frames_ || sb_.outstanding()) return false;
+  if (!net_idle()) return false;
   for (const auto& np : nics_) {
     const Nic& n = *np;
     if (n.busy || !n.req.empty() || !n.resp.empty() || n.as.act) return false;
@@ -1217,8 +1251,6 @@ bool System::idle() const {
     for (unsigned p = 0; p < cfg_.ports(); ++p)
       if (n.ro->rec_count[p] || n.ro->buf_rows[p] || n.ports[p].in_frame) return false;
   }
-  for (const auto& s : sw_)
-    if (s->in_flight()) return false;
   return true;
 }
 
@@ -1241,9 +1273,7 @@ std::string System::busy_reason() const {
       if (n.ports[p].in_frame || !n.ports[p].in.empty()) return fmt::format("{}: frames at MAC port {}", who, p);
     }
   }
-  if (sb_.outstanding()) return fmt::format("{} commands not delivered", sb_.outstanding());
-  for (size_t pl = 0; pl < sw_.size(); ++pl)
-    if (sw_[pl]->in_flight()) return fmt::format("switch of plane {} holds {} packets", pl, sw_[pl]->in_flight());
+  if (std::string r = net_busy(); !r.empty()) return r;
   for (const auto& np : nics_)
     for (const Port& pt : np->ports)
       if (pt.llr && pt.llr->in_flight())
@@ -1295,12 +1325,7 @@ LinkFigures System::link_figures() const {
         add(r.up, pt.llr->stats(sw::LlrLink::A));
         add(r.down, pt.llr->stats(sw::LlrLink::B));
       }
-      for (const lnk::FaultInjector* f : {pt.inj_out.get(), pt.inj_in.get()})
-        if (f) {
-          r.wire_frames += f->stats().frames;
-          r.corrupted += f->stats().frames_corrupted;
-          r.dropped += f->stats().frames_dropped;
-        }
+      add_faults(r, pt);
     }
   if (r.llr_links) {
     r.wire_frames = r.up.frames + r.up.frames_replayed + r.down.frames + r.down.frames_replayed;
@@ -1338,12 +1363,6 @@ uint64_t System::issued() const {
   uint64_t s = 0;
   for (auto& x : xs_) s += x.req_issued + x.resp_issued;
   for (const auto& n : nics_) s -= n->req.size() + n->resp.size() + (n->busy ? 1 : 0);
-  return s;
-}
-
-uint64_t System::delivered() const {
-  uint64_t s = 0;
-  for (auto& x : xs_) s += x.delivered;
   return s;
 }
 

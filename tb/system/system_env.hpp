@@ -239,38 +239,22 @@ struct LinkFigures {
   uint64_t llr_lost = 0;       ///< LLR: frames lost for good (a flush)
 };
 
-class System {
+/// NIC port state both engines keep (System::Port, FlitSystem::Port): wiring, the wire's fault
+/// injectors, the NIC receive buffer's CBFC accounting and the wire byte counters.
+struct PortBase {
+  core::Ps wire_free = 0;
+  int plane = -1;    // planes: switch index
+  unsigned xpu = 0;
+  std::unique_ptr<lnk::FaultInjector> inj_out, inj_in;  // out: this port's transmit wire; in: its receive wire (planes)
+  std::array<uint32_t, kClasses> rx_limit{}, rx_occ{};
+  uint64_t wire_bytes = 0, frames = 0, win_bytes0 = 0, win_bytes1 = 0;
+};
+
+/// What System (cycle-exact NICs) and FlitSystem (sue::Nic) share: configuration, peering, switches,
+/// the frame pool's free list, scoreboard, figures, per-XPU statistics and the bookkeeping of the
+/// network (frames onto wires, switch drops and departures, credits back, deliveries).
+class SystemBase {
  public:
-  /// tx / rx: one block per NIC (index xpu * instances + instance); nullptr = the C++ model
-  /// (run directly, outputs read by reference: the fast path). llr: engines of LLR partners (llr_engine_index).
-  System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx,
-         LlrEngines llr = {});
-  ~System();
-
-  /// One SUE clock edge, after the switch edges that come before it.
-  void cycle();
-  void stop_traffic();
-  bool traffic() const { return traffic_; }
-  /// Traffic stopped, every command delivered, every queue, buffer, link and switch empty.
-  bool idle() const;
-  std::string busy_reason() const;
-  uint64_t cycles() const { return cycle_; }
-  core::Ps now() const { return static_cast<core::Ps>(cycle_) * cfg_.clock_ps; }
-  const SysConfig& config() const { return cfg_; }
-  const Peering& peering() const { return *peering_; }
-  std::optional<Mismatch> mismatch() const;
-  bool mismatched() const;
-  std::string model_assertion() const;
-  void finish() { sb_.finish(); }
-  void set_profiling(bool on) { profiling_ = on; }
-  /// RTL waves: dumped at the falling edge before each SUE edge and after it (RTL LLR partners: after
-  /// each switch clock edge); times only increase (a dump at or before the last one moves 1 ps later).
-  void set_waves(Waves* w);
-  const Profile& profile() const { return prof_; }
-
-  // ---- results
-  const core::Scoreboard& scoreboard() const { return sb_; }
-  const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return sw_; }
   struct XpuStats {
     uint64_t req_issued = 0, resp_issued = 0, writes = 0, reads = 0;
     uint64_t delivered = 0, delivered_bytes = 0;   ///< commands received (bytes: op header + control + data)
@@ -278,7 +262,6 @@ class System {
     uint64_t gen_stall = 0;                        ///< cycles the generator waited for a full pending queue
     uint64_t credit_stall = 0;                     ///< instance-cycles a command waited for a queue credit
   };
-  const std::vector<XpuStats>& xpu_stats() const { return xs_; }
   struct Figures {
     core::Samples lat_req_ns, lat_resp_ns;  ///< per command: XPU TX interface -> far XPU RX interface
     uint64_t frames = 0, data_frames = 0, ack_frames = 0, wire_bytes = 0, frame_decode_errors = 0;
@@ -300,17 +283,177 @@ class System {
     core::Ps late_max = 0;
     unsigned ar_steps = 0;
   };
+
+  bool traffic() const { return traffic_; }
+  uint64_t cycles() const { return cycle_; }
+  core::Ps now() const { return static_cast<core::Ps>(cycle_) * cfg_.clock_ps; }
+  const SysConfig& config() const { return cfg_; }
+  const Peering& peering() const { return *peering_; }
+  void finish() { sb_.finish(); }
+  void set_profiling(bool on) { profiling_ = on; }
+  const Profile& profile() const { return prof_; }
+  const core::Scoreboard& scoreboard() const { return sb_; }
+  const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return sw_; }
+  const std::vector<XpuStats>& xpu_stats() const { return xs_; }
+  /// Commands received from the NICs by the XPUs.
+  uint64_t delivered() const;
+  /// Frames allocated (in a MAC, a link, a switch or a NIC receive queue).
+  size_t frames_in_flight() const { return live_frames_; }
+
+ protected:
+  explicit SystemBase(const SysConfig& cfg);
+  ~SystemBase();
+  /// Peering, the planes' switches, per-XPU statistics, the figures.
+  void build_common();
+
+  core::Ps ser(uint64_t bytes) const {
+    return static_cast<core::Ps>((bytes * 8000 + cfg_.port_gbps - 1) / cfg_.port_gbps);
+  }
+  uint32_t cells(uint32_t bytes) const { return (bytes + 127) / 128; }
+  uint32_t flow_of(unsigned src, unsigned dst, unsigned vc) const { return (src * cfg_.xpus + dst) * 2 + vc; }
+
+  /// Frame pool (the frames themselves are the engine's): a free or a new index.
+  template <class F>
+  uint32_t alloc_slot(std::vector<F>& frames) {
+    uint32_t f;
+    if (!free_frames_.empty()) {
+      f = free_frames_.back();
+      free_frames_.pop_back();
+    } else {
+      f = static_cast<uint32_t>(frames.size());
+      frames.emplace_back();
+    }
+    ++live_frames_;
+    return f;
+  }
+  void free_slot(uint32_t f) {
+    free_frames_.push_back(f);
+    --live_frames_;
+  }
+  /// stop_traffic(): the measurement window closes, the wire bytes into each plane counted.
+  template <class Nics>
+  void close_window(Nics& nics) {
+    if (!traffic_) return;
+    traffic_ = false;
+    fig_.win_end = cycle_;
+    for (auto& n : nics)
+      for (PortBase& pt : n->ports) {
+        pt.win_bytes1 = pt.wire_bytes;
+        if (pt.plane >= 0) fig_.plane_bytes_win[static_cast<size_t>(pt.plane)] += pt.win_bytes1 - pt.win_bytes0;
+      }
+  }
+  /// idle() / busy_reason() beyond the NICs: traffic, frames, scoreboard, switches.
+  bool net_idle() const;
+  std::string net_busy() const;  ///< scoreboard and switches ("" when both are done)
+  /// A frame of `len` bytes leaves NIC port `port` of XPU `xpu` instance `inst` on `pt`: counted; false
+  /// (a CBFC error recorded) when its class or length is out of bounds.
+  bool frame_onto_wire(PortBase& pt, unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc);
+  /// A frame on a wire with fault injector `inj` (nullptr: none) from t0 to t1: false when dropped, `bad`
+  /// set when corrupted.
+  static bool wire_passes(lnk::FaultInjector* inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
+                          bool& bad);
+  /// A NIC's frame as a switch packet.
+  static sw::Packet nic_packet(uint64_t id, unsigned xpu, uint32_t dst, unsigned cls, uint32_t len, core::Ps t_in = 0,
+                               core::Ps t_in_last = -1);
+  /// Port p of instance m of XPU a: its XPU, plane and receive buffer limits.
+  void init_port(PortBase& pt, unsigned a, unsigned m, unsigned p) const;
+  /// Mesh: every port of every instance pointed at its cable partner, peer_of(the partner NIC, port).
+  template <class Nics, class PeerOf>
+  void wire_mesh(Nics& nics, PeerOf peer_of) {
+    const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports();
+    if (cfg_.topology != Topology::mesh) return;
+    for (unsigned a = 0; a < N; ++a)
+      for (unsigned m = 0; m < M; ++m) {
+        const int b = peering_->peer(a, m, 0);
+        if (b < 0) continue;
+        for (unsigned p = 0; p < P; ++p)
+          nics[static_cast<size_t>(a) * M + m]->ports[p].peer = peer_of(*nics[static_cast<size_t>(b) * M + m], p);
+      }
+  }
+  /// The instance of XPU a that carries its next request to dst (strict: per flow; unordered: the spray
+  /// position), -1 when dst is unreachable.
+  int req_instance(const XpuGen& X, unsigned a, unsigned dst) const;
+  /// A command of XPU a to dst on vc: its instance (returned), queue and fields; ids from next_id (per dst, vc).
+  template <class Cmd>
+  unsigned make_cmd(XpuGen& X, std::vector<uint64_t>& next_id, unsigned a, unsigned dst, unsigned vc, Op op,
+                    unsigned dlen, unsigned aux, Cmd& c) const {
+    const auto pl = peering_->places(a, dst);
+    const size_t n = static_cast<size_t>(pl.second - pl.first);
+    // Strict mode pins a flow to one instance (its order is per instance); unordered mode sprays.
+    const size_t k = cfg_.strict ? (a + dst + vc) % n : (X.spray++) % n;
+    const Peering::Place& p = pl.first[k].p;
+    c.dst = dst;
+    c.vc = static_cast<uint8_t>(vc);
+    c.op = op;
+    c.dlen = static_cast<uint16_t>(dlen);
+    c.aux = aux;
+    c.q = static_cast<uint16_t>(p.i * 4 + vc);
+    c.id = next_id[dst * 2 + vc]++;
+    return p.m;
+  }
+  /// `c` cells arrive in the receive buffer of `pt` (pl: the plane, -1 from a mesh peer NIC).
+  void buffer_in(PortBase& pt, unsigned cls, uint32_t c, int pl);
+  /// A frame the switch of plane `pl` dropped (the frame is released by the caller).
+  void note_drop(unsigned pl, const sw::Packet& pk, sw::DropReason why, core::Ps t);
+  /// The NIC took a frame of `c` cells out of the receive buffer of `pt` at t: the credits go back
+  /// (planes: to the switch, done here; true when the caller sends them to a mesh peer).
+  bool credit_back(PortBase& pt, unsigned xpu, unsigned cls, uint32_t c, core::Ps t);
+  /// An XPU issued a command.
+  void count_issue(unsigned a, bool response, Op op);
+  /// A command of `dlen` data bytes from `src` reached XPU `xpu` at cycle x, `lat` cycles after it was issued.
+  void count_delivery(unsigned xpu, unsigned src, unsigned vc, uint32_t dlen, uint64_t lat, uint64_t x);
+  void misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what);
+  static void add_faults(LinkFigures& r, const PortBase& pt);
+
+  SysConfig cfg_;
+  std::unique_ptr<Peering> peering_;
+  std::vector<uint32_t> perm_;
+  std::vector<XpuStats> xs_;
+  std::vector<std::unique_ptr<sw::Switch>> sw_;
+  std::vector<uint32_t> free_frames_;
+  size_t live_frames_ = 0;
+  core::Scoreboard sb_;
+  core::Rng rng_;
+  uint64_t cycle_ = 0;
+  bool traffic_ = true;
+  mutable Figures fig_;  // FlitSystem::figures() fills nic_credit_stall
+  uint32_t mtu_bytes_ = 0, mtu_cells_ = 0;
+  double tokens_per_cycle_ = 0;  // per XPU
+  core::Ps cable_, nic_tx_, nic_rx_;
+  bool profiling_ = false;
+  Profile prof_;
+};
+
+class System : public SystemBase {
+ public:
+  /// tx / rx: one block per NIC (index xpu * instances + instance); nullptr = the C++ model
+  /// (run directly, outputs read by reference: the fast path). llr: engines of LLR partners (llr_engine_index).
+  System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, std::vector<std::unique_ptr<RxBlock>> rx,
+         LlrEngines llr = {});
+  ~System();
+
+  /// One SUE clock edge, after the switch edges that come before it.
+  void cycle();
+  void stop_traffic();
+  /// Traffic stopped, every command delivered, every queue, buffer, link and switch empty.
+  bool idle() const;
+  std::string busy_reason() const;
+  std::optional<Mismatch> mismatch() const;
+  bool mismatched() const;
+  std::string model_assertion() const;
+  /// RTL waves: dumped at the falling edge before each SUE edge and after it (RTL LLR partners: after
+  /// each switch clock edge); times only increase (a dump at or before the last one moves 1 ps later).
+  void set_waves(Waves* w);
+
+  // ---- results
   const Figures& figures() const { return fig_; }
   /// A sue_tx (tx) or sue_rx counter summed over every NIC.
   uint64_t tx_sum(unsigned i) const;
   uint64_t rx_sum(unsigned i) const;
   /// First NIC-level error (sue_tx refusals, err flags, sue_rx drops that need faults), "" none.
   std::string nic_errors() const;
-  /// Commands the XPUs handed to sue_tx (cmds_in must equal it) / received from sue_rx.
+  /// Commands the XPUs handed to sue_tx (cmds_in must equal it).
   uint64_t issued() const;
-  uint64_t delivered() const;
-  /// Frames allocated (in a MAC, a link, a switch or a NIC receive queue).
-  size_t frames_in_flight() const { return live_frames_; }
   LinkFigures link_figures() const;
   /// The LLR partners that are RTL (alone or in lockstep), in build order.
   const std::vector<const llr_tb::LinkEngine*>& llr_rtl() const { return llr_rtl_; }
@@ -322,38 +465,16 @@ class System {
   struct Nic;
   struct Xpu;
 
-  SysConfig cfg_;
-  std::unique_ptr<Peering> peering_;
-  std::vector<uint32_t> perm_;
   std::vector<std::unique_ptr<Nic>> nics_;  // xpu * M + instance
   std::vector<Xpu> xpus_;
-  std::vector<XpuStats> xs_;
-  std::vector<std::unique_ptr<sw::Switch>> sw_;
   std::vector<Frame> frames_;
-  std::vector<uint32_t> free_frames_;
-  size_t live_frames_ = 0;
-  core::Scoreboard sb_;
-  core::Rng rng_;
-  uint64_t cycle_ = 0;
-  bool traffic_ = true;
-  Figures fig_;
   cbfc::Params gate_params_;
   cbfc::TxCfg gate_cfg_;
-  uint32_t mtu_bytes_ = 0, mtu_cells_ = 0;
   double bytes_per_cycle_ = 0;        // port rate, bytes per SUE cycle
-  double tokens_per_cycle_ = 0;       // per XPU
-  core::Ps cable_, nic_tx_, nic_rx_;
-  bool profiling_ = false;
-  Profile prof_;
   Waves* waves_ = nullptr;
   core::Ps last_dump_ = -1;
   std::vector<const llr_tb::LinkEngine*> llr_rtl_;
 
-  core::Ps ser(uint64_t bytes) const {
-    return static_cast<core::Ps>((bytes * 8000 + cfg_.port_gbps - 1) / cfg_.port_gbps);
-  }
-  uint32_t cells(uint32_t bytes) const { return (bytes + 127) / 128; }
-  uint32_t flow_of(unsigned src, unsigned dst, unsigned vc) const { return (src * cfg_.xpus + dst) * 2 + vc; }
   uint32_t alloc_frame();
   void release_frame(uint32_t f);
 

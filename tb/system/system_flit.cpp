@@ -13,7 +13,6 @@ namespace tb::system_tb {
 
 namespace {
 
-constexpr unsigned kWireOverhead = 20;  // preamble + SFD + IFG, charged per frame
 constexpr uint64_t kNever = sue::kNoEdge;
 
 unsigned ctz64(uint64_t v) { return static_cast<unsigned>(__builtin_ctzll(v)); }
@@ -24,14 +23,8 @@ double now_s() {
 
 }  // namespace
 
-struct FlitSystem::Port {
-  core::Ps wire_free = 0;
-  int plane = -1;              // planes: switch index
-  FNic* peer = nullptr;        // mesh: the NIC at the other end of the cable (same port index)
-  unsigned xpu = 0;
-  std::array<uint32_t, kClasses> rx_limit{}, rx_occ{};
-  uint64_t wire_bytes = 0, frames = 0, win_bytes0 = 0, win_bytes1 = 0;
-  std::unique_ptr<lnk::FaultInjector> inj_out, inj_in;
+struct FlitSystem::Port : PortBase {
+  FNic* peer = nullptr;  // mesh: the NIC at the other end of the cable (same port index)
 };
 
 struct FlitSystem::FNic {
@@ -56,7 +49,7 @@ struct FlitSystem::Xpu : XpuGen {  // the pattern state is System's (next_destin
 // ------------------------------------------------------------------ construction
 
 FlitSystem::FlitSystem(const SysConfig& cfg)
-    : cfg_(cfg), sb_("XPU to XPU", cfg.strict), rng_(cfg.seed, "system.traffic") {
+    : SystemBase(cfg) {
   if (cfg_.any_rtl())
     throw core::UsageError("setting 'nic'=flit with rtl blocks: the flit NIC model has no RTL (allowed: rtl=none, or nic=cycle)");
   if (cfg_.llr)
@@ -65,35 +58,18 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
   if (cfg_.tp.lite())
     throw core::UsageError("setting 'nic'=flit with sue_config=lite: the flit NIC model does not model SUE Lite (allowed: "
                            "s1|s2|s4, or nic=cycle)");
-  bool complete = false;
-  const auto demand = demand_pairs(cfg_, complete, &perm_);
-  peering_ = std::make_unique<Peering>(cfg_, demand, complete);
+  build_common();
   const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports(), K = cfg_.tp.num_peers;
-  cable_ = core::ns(cfg_.cable_ns);
-  nic_tx_ = core::ns(cfg_.nic_tx_ns);
-  nic_rx_ = core::ns(cfg_.nic_rx_ns);
   const double bytes_per_cycle = cfg_.port_gbps / 8.0 * core::to_ns(cfg_.clock_ps);
   tokens_per_cycle_ = cfg_.load * bytes_per_cycle * M * P;
   mtu_bytes_ = std::max<uint32_t>(14 + 8 + cfg_.tp.max_pack + 4 + 4, 64);
   mtu_cells_ = cells(mtu_bytes_);
-  if (cfg_.topology == Topology::planes)
-    for (unsigned pl = 0; pl < cfg_.planes(); ++pl) {
-      sw::Params p = cfg_.swp;
-      p.seed = core::mix64(cfg_.seed + pl);
-      sw_.push_back(std::make_unique<sw::Switch>(p));
-      for (unsigned a = 0; a < N; ++a) sw_.back()->set_route(a, a);
-    }
   xpus_.resize(N);
-  xs_.resize(N);
   for (unsigned a = 0; a < N; ++a) {
     xpus_[a].next_id.assign(static_cast<size_t>(N) * 2, 1);
     if (cfg_.pattern == Pattern::allreduce) xpus_[a].ar_recv.assign(2 * (N - 1) + 1, 0);
     xpus_[a].tk_at = cfg_.reset_cycles ? cfg_.reset_cycles - 1 : 0;
   }
-  fig_.win_start = cfg_.warmup_cycles;
-  fig_.ar_steps = cfg_.pattern == Pattern::allreduce ? 2 * (N - 1) : 0;
-  fig_.nic_credit_stall.assign(kClasses, 0);
-  fig_.plane_bytes_win.assign(cfg_.planes(), 0);
 
   const uint32_t init = cfg_.topology == Topology::planes ? cfg_.swp.cbfc_buf_cells : cfg_.nic_buf_cells;
   const bool faulty = cfg_.faults.any();
@@ -127,9 +103,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
       n.ports.resize(P);
       for (unsigned p = 0; p < P; ++p) {
         Port& pt = n.ports[p];
-        pt.xpu = a;
-        if (cfg_.topology == Topology::planes) pt.plane = static_cast<int>(m * P + p);
-        pt.rx_limit.fill(cfg_.nic_buf_cells);
+        init_port(pt, a, m, p);
         if (faulty) {  // the same streams as System::build_links
           const std::string stream = pt.plane >= 0 ? fmt::format("system.link.sw{}.p{}", pt.plane, a)
                                                    : fmt::format("system.cable.x{}i{}p{}", a, m, p);
@@ -138,14 +112,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
         }
       }
     }
-  if (cfg_.topology == Topology::mesh)
-    for (unsigned a = 0; a < N; ++a)
-      for (unsigned m = 0; m < M; ++m) {
-        const int b = peering_->peer(a, m, 0);
-        if (b < 0) continue;
-        for (unsigned p = 0; p < P; ++p)
-          nics_[static_cast<size_t>(a) * M + m]->ports[p].peer = nics_[static_cast<size_t>(b) * M + m].get();
-      }
+  wire_mesh(nics_, [](FNic& b, unsigned) { return &b; });
   slot_base_[kGen] = 0;
   slot_base_[kDrv] = N;
   slot_base_[kNic] = N + nics_.size();
@@ -204,24 +171,6 @@ void FlitSystem::advance_ring(uint64_t base) {
     ++ring_cnt_[ev.at & (kRing - 1)];
     ++ring_count_;
   }
-}
-
-uint32_t FlitSystem::alloc_frame() {
-  uint32_t f;
-  if (!free_frames_.empty()) {
-    f = free_frames_.back();
-    free_frames_.pop_back();
-  } else {
-    f = static_cast<uint32_t>(frames_.size());
-    frames_.emplace_back();
-  }
-  ++live_frames_;
-  return f;
-}
-
-void FlitSystem::release_frame(uint32_t f) {
-  free_frames_.push_back(f);
-  --live_frames_;
 }
 
 // ------------------------------------------------------------------ the loop
@@ -299,30 +248,14 @@ void FlitSystem::edge(uint64_t x) {
 
 void FlitSystem::queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux, bool response,
                            uint64_t x) {
-  const auto pl = peering_->places(a, dst);
-  const size_t n = static_cast<size_t>(pl.second - pl.first);
   Xpu& X = xpus_[a];
-  const size_t k = cfg_.strict ? (a + dst + vc) % n : (X.spray++) % n;
-  const Peering::Place& p = pl.first[k].p;
   Cmd c;
   c.src = a;
-  c.dst = dst;
-  c.vc = static_cast<uint8_t>(vc);
-  c.op = op;
-  c.dlen = static_cast<uint16_t>(dlen);
-  c.aux = aux;
-  c.q = static_cast<uint16_t>(p.i * 4 + vc);
-  c.id = X.next_id[dst * 2 + vc]++;
-  const unsigned ni = a * cfg_.instances + p.m;
+  const unsigned ni = a * cfg_.instances + make_cmd(X, X.next_id, a, dst, vc, op, dlen, aux, c);
   FNic& nic = *nics_[ni];
   (response ? nic.resp : nic.req).push_back(c);
-  if (response) {
-    X.tokens -= 20.0 + dlen;
-    ++xs_[a].resp_issued;
-  } else {
-    ++xs_[a].req_issued;
-    ++(op == kReadReq ? xs_[a].reads : xs_[a].writes);
-  }
+  if (response) X.tokens -= 20.0 + dlen;
+  count_issue(a, response, op);
   schedule(kDrv, ni, response ? x + 1 : x);
 }
 
@@ -344,11 +277,9 @@ void FlitSystem::generate(unsigned a, uint64_t x) {
     if (X.ar_done && !was_done) ++ar_done_;
     if (d < 0) return;  // nothing to send now (an all-reduce step resumes when the sink wakes us)
     const unsigned dst = static_cast<unsigned>(d);
-    const auto pl = peering_->places(a, dst);
-    if (pl.first == pl.second) return;
-    const size_t n = static_cast<size_t>(pl.second - pl.first);
-    const size_t k = cfg_.strict ? (a + dst + kReqVc) % n : X.spray % n;
-    FNic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + pl.first[k].p.m];
+    const int m = req_instance(X, a, dst);
+    if (m < 0) return;
+    FNic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + static_cast<unsigned>(m)];
     if (nic.req.size() >= cfg_.pending_max) {
       X.stall_since = x;
       // One instance: nothing changes until its interface takes a request, which wakes us. Several:
@@ -437,9 +368,7 @@ void FlitSystem::drive(unsigned ni, uint64_t x) {
 // A command on the XPU receive interface (as System::sink): the scoreboard, latency, throughput,
 // the receive credit back after sink_delay, a read answered with a response, all-reduce progress.
 void FlitSystem::sink(FNic& n, const sue::NicDelivery& d, uint64_t x) {
-  auto bad = [&](const std::string& what) {
-    if (!fig_.misdelivered++) fig_.first_misdelivery = fmt::format("XPU {} instance {} cycle {}: {}", n.xpu, n.inst, d.last, what);
-  };
+  auto bad = [&](const std::string& what) { misdelivery(n.xpu, n.inst, d.last, what); };
   n.nic->rx_credit(d.cmd.vc, d.first + cfg_.sink_delay);
   Cmd c;
   c.id = d.cmd.tag >> 24;
@@ -459,15 +388,7 @@ void FlitSystem::sink(FNic& n, const sue::NicDelivery& d, uint64_t x) {
     bad(fmt::format("command {}->{} vc {} id {} arrived at XPU {} from XPU {} on vc {}", c.src, c.dst, c.vc, c.id, n.xpu, d.src,
                     d.cmd.vc));
   sb_.observe(flow_of(c.src, c.dst, c.vc), c.id, d.cmd.digest, t);
-  (c.vc == kRespVc ? fig_.lat_resp_ns : fig_.lat_req_ns).add(core::to_ns(static_cast<core::Ps>(d.last - stamp) * cfg_.clock_ps));
-  const uint64_t bytes = 20 + c.dlen;
-  System::XpuStats& xr = xs_[n.xpu];
-  ++xr.delivered;
-  xr.delivered_bytes += bytes;
-  if (x >= fig_.win_start && (traffic_ || x < fig_.win_end)) {
-    xr.win_rx_bytes += bytes;
-    xs_[c.src].win_tx_bytes += bytes;
-  }
+  count_delivery(n.xpu, c.src, c.vc, c.dlen, d.last - stamp, x);
   if (c.op == kReadReq) queue_cmd(n.xpu, c.src, kRespVc, kReadResp, c.aux, 0, true, x);
   if (cfg_.pattern == Pattern::allreduce && c.op == kWrite && c.aux < xpus_[n.xpu].ar_recv.size()) {
     xpus_[n.xpu].ar_recv[c.aux] += c.dlen;
@@ -494,14 +415,9 @@ void FlitSystem::nic_edge(unsigned ni, uint64_t x) {
   }
   for (const sue::NicTaken& tk : nic.taken()) {
     Port& pt = n.ports[tk.port];
-    const uint32_t c = cells(tk.bytes);
     const unsigned cls = tk.vc < kClasses ? tk.vc : 0;
-    pt.rx_occ[cls] -= c;
-    pt.rx_limit[cls] = (pt.rx_limit[cls] + c) & 0xffffu;
     const core::Ps t = static_cast<core::Ps>(tk.at) * cfg_.clock_ps;
-    if (pt.plane >= 0) {
-      sw_[static_cast<size_t>(pt.plane)]->credit_in(n.xpu, cls, pt.rx_limit[cls], t + nic_tx_ + cable_);
-    } else if (pt.peer) {
+    if (credit_back(pt, n.xpu, cls, cells(tk.bytes), t) && pt.peer) {
       pt.peer->nic->credit_limit(tk.port, cls, pt.rx_limit[cls], edge_at(t + nic_tx_ + cable_ + nic_rx_) + 1);
       schedule(kNic, pt.peer->index, pt.peer->nic->next_event());
     }
@@ -527,48 +443,22 @@ void FlitSystem::frame_out(FNic& n, uint32_t fi) {
   const core::Ps sof = static_cast<core::Ps>(f.sof) * cfg_.clock_ps, eof = static_cast<core::Ps>(f.eof) * cfg_.clock_ps;
   const WireTimes wt = wire_times(sof, eof, len, pt.wire_free, nic_tx_, cable_, cfg_.port_gbps);  // as System
   const core::Ps start = wt.start, t_in = wt.t_in, t_in_last = wt.t_in_last;
-  ++fig_.frames;
   ++(f.ack_only ? fig_.ack_frames : fig_.data_frames);
-  fig_.wire_bytes += len + kWireOverhead;
-  pt.wire_bytes += len + kWireOverhead;
-  ++pt.frames;
-  if (f.vc >= kClasses || len > mtu_bytes_) {
-    if (!fig_.cbfc_errors++)
-      fig_.first_cbfc_error = fmt::format("XPU {} instance {} port {}: a frame of {} bytes on VC {} (allowed: VC 0..{}, at "
-                                          "most {} bytes)", n.xpu, n.inst, f.port, len, f.vc, kClasses - 1, mtu_bytes_);
+  if (!frame_onto_wire(pt, n.xpu, n.inst, f.port, len, f.vc)) {
     release_frame(fi);
     return;
   }
-  if (pt.inj_out) {
-    lnk::Frame lf;
-    lf.id = fi;
-    lf.cls = f.vc;
-    lf.len = len;
-    const auto v = pt.inj_out->on_frame(start, t_in_last, lf).verdict;
-    if (v == lnk::FaultInjector::Verdict::drop) {
-      release_frame(fi);
-      return;
-    }
-    if (v == lnk::FaultInjector::Verdict::corrupt) f.bad = true;
+  if (!wire_passes(pt.inj_out.get(), fi, f.vc, len, start, t_in_last, f.bad)) {
+    release_frame(fi);
+    return;
   }
   if (pt.plane >= 0) {
-    sw::Packet pk;
-    pk.id = fi;
-    pk.tag = n.xpu;
-    pk.dst_xpu = f.dst;
-    pk.cls = f.vc;
-    pk.bytes = len;
-    pk.t_in = t_in;
-    pk.t_in_last = t_in_last;
-    sw_[static_cast<size_t>(pt.plane)]->inject(n.xpu, pk);
+    sw_[static_cast<size_t>(pt.plane)]->inject(n.xpu, nic_packet(fi, n.xpu, f.dst, f.vc, len, t_in, t_in_last));
   } else if (pt.peer) {
     Port& q = pt.peer->ports[f.port];
     const uint32_t c = cells(len);
     fig_.flit_hops += c;
-    q.rx_occ[f.vc] += c;
-    if (q.rx_occ[f.vc] > cfg_.nic_buf_cells && !fig_.cbfc_errors++)
-      fig_.first_cbfc_error = fmt::format("XPU {} receive buffer of class {}: {} cells held, {} granted (the sender sent "
-                                          "without credit)", q.xpu, f.vc, q.rx_occ[f.vc], cfg_.nic_buf_cells);
+    buffer_in(q, f.vc, c, -1);
     const unsigned port = f.port;
     pt.peer->nic->receive(port, std::move(f), edge_at(t_in_last + nic_rx_));
     schedule(kNic, pt.peer->index, pt.peer->nic->next_event());
@@ -592,14 +482,7 @@ void FlitSystem::switch_tick(unsigned pl) {
     schedule(kNic, n.index, n.nic->next_event());
   }
   for (const auto& d : s.drops()) {
-    const bool lossless = d.second != sw::DropReason::no_route;
-    ++(lossless ? fig_.lossless_drops : fig_.other_drops);
-    if (fig_.first_drop.empty())
-      fig_.first_drop = fmt::format("plane {}: a frame of XPU {} to XPU {} class {} dropped ({}) at {}", pl, d.first.tag,
-                                    d.first.dst_xpu, static_cast<unsigned>(d.first.cls),
-                                    d.second == sw::DropReason::no_route ? "no route"
-                                    : d.second == sw::DropReason::buffer_full ? "buffer full" : "lossless overflow",
-                                    core::format_time(s.now()));
+    note_drop(pl, d.first, d.second, s.now());
     release_frame(static_cast<uint32_t>(d.first.id));
   }
   for (const sw::Packet& d : s.departures()) {
@@ -608,22 +491,11 @@ void FlitSystem::switch_tick(unsigned pl) {
     const core::Ps t1 = std::max(d.t_head_out + ser(d.bytes), d.t_tail_out) + cable_ + nic_rx_;
     const uint32_t c = cells(d.bytes);
     fig_.flit_hops += c;
-    if (pt.inj_in) {
-      lnk::Frame lf;
-      lf.id = d.id;
-      lf.cls = d.cls;
-      lf.len = d.bytes;
-      const auto v = pt.inj_in->on_frame(d.t_head_out, t1, lf).verdict;
-      if (v == lnk::FaultInjector::Verdict::drop) {
-        release_frame(static_cast<uint32_t>(d.id));
-        continue;
-      }
-      if (v == lnk::FaultInjector::Verdict::corrupt) frames_[d.id].bad = true;
+    if (!wire_passes(pt.inj_in.get(), d.id, d.cls, d.bytes, d.t_head_out, t1, frames_[d.id].bad)) {
+      release_frame(static_cast<uint32_t>(d.id));
+      continue;
     }
-    pt.rx_occ[d.cls] += c;
-    if (pt.rx_occ[d.cls] > cfg_.nic_buf_cells && !fig_.cbfc_errors++)
-      fig_.first_cbfc_error = fmt::format("XPU {} receive buffer of class {} on plane {}: {} cells held, {} granted (the "
-                                          "switch sent without credit)", pt.xpu, d.cls, pl, pt.rx_occ[d.cls], cfg_.nic_buf_cells);
+    buffer_in(pt, d.cls, c, static_cast<int>(pl));
     // The receiving MAC presents the last beat once the whole frame is in: sue_rx decides it then.
     n.nic->receive(p, std::move(frames_[d.id]), edge_at(t1));
     release_frame(static_cast<uint32_t>(d.id));
@@ -631,27 +503,16 @@ void FlitSystem::switch_tick(unsigned pl) {
   }
 }
 
-void FlitSystem::stop_traffic() {
-  if (!traffic_) return;
-  traffic_ = false;
-  fig_.win_end = cycle_;
-  for (auto& n : nics_)
-    for (auto& pt : n->ports) {
-      pt.win_bytes1 = pt.wire_bytes;
-      if (pt.plane >= 0) fig_.plane_bytes_win[static_cast<size_t>(pt.plane)] += pt.win_bytes1 - pt.win_bytes0;
-    }
-}
+void FlitSystem::stop_traffic() { close_window(nics_); }
 
 // ------------------------------------------------------------------ results
 
 bool FlitSystem::idle() const {
-  if (traffic_ || live_frames_ || sb_.outstanding()) return false;
+  if (!net_idle()) return false;
   for (const auto& np : nics_) {
     const FNic& n = *np;
     if (n.busy_until > cycle_ || !n.req.empty() || !n.resp.empty() || !n.nic->idle()) return false;
   }
-  for (const auto& s : sw_)
-    if (s->in_flight()) return false;
   return true;
 }
 
@@ -669,9 +530,7 @@ std::string FlitSystem::busy_reason() const {
       if (n.nic->rx_frames_held(p)) return fmt::format("{}: flit NIC port {} holds {} received frames", who, p, n.nic->rx_frames_held(p));
     if (!n.nic->idle()) return who + ": flit NIC has outputs pending";
   }
-  if (sb_.outstanding()) return fmt::format("{} commands not delivered", sb_.outstanding());
-  for (size_t pl = 0; pl < sw_.size(); ++pl)
-    if (sw_[pl]->in_flight()) return fmt::format("switch of plane {} holds {} packets", pl, sw_[pl]->in_flight());
+  if (std::string r = net_busy(); !r.empty()) return r;
   if (live_frames_) return fmt::format("{} frames in the network", live_frames_);
   return "";
 }
@@ -710,12 +569,6 @@ uint64_t FlitSystem::issued() const {
   return s;
 }
 
-uint64_t FlitSystem::delivered() const {
-  uint64_t s = 0;
-  for (auto& x : xs_) s += x.delivered;
-  return s;
-}
-
 std::string FlitSystem::nic_errors() const {
   using T = sue::TxCnt;
   using R = sue::RxCnt;
@@ -736,13 +589,7 @@ std::string FlitSystem::nic_errors() const {
 LinkFigures FlitSystem::link_figures() const {
   LinkFigures r;
   for (const auto& n : nics_)
-    for (const Port& pt : n->ports)
-      for (const lnk::FaultInjector* f : {pt.inj_out.get(), pt.inj_in.get()})
-        if (f) {
-          r.wire_frames += f->stats().frames;
-          r.corrupted += f->stats().frames_corrupted;
-          r.dropped += f->stats().frames_dropped;
-        }
+    for (const Port& pt : n->ports) add_faults(r, pt);
   return r;
 }
 

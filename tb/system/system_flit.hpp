@@ -8,9 +8,9 @@
 // on the wires and in the switches, as in System.
 //
 // Shared with System: SysConfig, Peering and demand_pairs (peer tables), the traffic patterns
-// (XpuGen, next_destination, request_shape), the transmit wire (wire_times), the figures and per-XPU
-// statistics (System::Figures, System::XpuStats, the templated report of system_tb.cpp),
-// core::Scoreboard, sw::Switch and the lnk::FaultInjector streams.
+// (XpuGen, next_destination, request_shape), the transmit wire (wire_times), and SystemBase: the
+// switches, frame pool, scoreboard, figures and per-XPU statistics (SystemBase::Figures, XpuStats, the
+// templated report of system_tb.cpp), the network bookkeeping and the lnk::FaultInjector streams.
 #pragma once
 
 #include <memory>
@@ -22,7 +22,7 @@
 
 namespace tb::system_tb {
 
-class FlitSystem {
+class FlitSystem : public SystemBase {
  public:
   /// Throws core::UsageError (one line) for what the flit NIC does not model.
   explicit FlitSystem(const SysConfig& cfg);
@@ -31,27 +31,13 @@ class FlitSystem {
   /// Runs every event at SUE edges < `cycle` (switch edges before it included); cycles() = cycle after.
   void run_to(uint64_t cycle);
   void stop_traffic();
-  bool traffic() const { return traffic_; }
   bool idle() const;
   std::string busy_reason() const;
-  uint64_t cycles() const { return cycle_; }
-  core::Ps now() const { return static_cast<core::Ps>(cycle_) * cfg_.clock_ps; }
-  const SysConfig& config() const { return cfg_; }
-  const Peering& peering() const { return *peering_; }
-  void finish() { sb_.finish(); }
-  void set_profiling(bool on) { profiling_ = on; }
-  const Profile& profile() const { return prof_; }
-
-  const core::Scoreboard& scoreboard() const { return sb_; }
-  const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return sw_; }
-  const std::vector<System::XpuStats>& xpu_stats() const { return xs_; }
   const System::Figures& figures() const;
   uint64_t tx_sum(unsigned i) const;
   uint64_t rx_sum(unsigned i) const;
   std::string nic_errors() const;
   uint64_t issued() const;
-  uint64_t delivered() const;
-  size_t frames_in_flight() const { return live_frames_; }
   LinkFigures link_figures() const;
   uint64_t nic_events() const;  ///< edges the NICs processed (cost measure)
   uint64_t loop_edges() const { return loop_edges_; }  ///< SUE edges the loop visited
@@ -77,26 +63,9 @@ class FlitSystem {
     bool operator>(const Ev& o) const { return at != o.at ? at > o.at : key > o.key; }
   };
 
-  SysConfig cfg_;
-  std::unique_ptr<Peering> peering_;
-  std::vector<uint32_t> perm_;
   std::vector<std::unique_ptr<FNic>> nics_;  // xpu * M + instance
   std::vector<Xpu> xpus_;
-  std::vector<System::XpuStats> xs_;
-  std::vector<std::unique_ptr<sw::Switch>> sw_;
   std::vector<sue::NicFrame> frames_;  // in a wire or a switch; index = sw::Packet::id
-  std::vector<uint32_t> free_frames_;
-  size_t live_frames_ = 0;
-  core::Scoreboard sb_;
-  core::Rng rng_;
-  uint64_t cycle_ = 0;
-  bool traffic_ = true;
-  mutable System::Figures fig_;
-  uint32_t mtu_bytes_ = 0, mtu_cells_ = 0;
-  double tokens_per_cycle_ = 0;
-  core::Ps cable_, nic_tx_, nic_rx_;
-  bool profiling_ = false;
-  Profile prof_;
   // Event calendar: for each of the next kRing edges a bit set over the entities (slot(): generators,
   // then XPU interfaces, then NICs, so an edge's entities come out in that order by index), a heap
   // beyond (its stale entries, an entity rescheduled earlier, are skipped by their sched_ mark).
@@ -114,24 +83,19 @@ class FlitSystem {
   unsigned ar_done_ = 0;  // XPUs done with the all-reduce
   std::vector<const llr_tb::LinkEngine*> no_llr_;
 
-  core::Ps ser(uint64_t bytes) const {
-    return static_cast<core::Ps>((bytes * 8000 + cfg_.port_gbps - 1) / cfg_.port_gbps);
-  }
   uint64_t edge_at(core::Ps t) const {  // the first SUE edge at or after t
     return t <= 0 ? 0 : static_cast<uint64_t>((t + cfg_.clock_ps - 1) / cfg_.clock_ps);
   }
-  uint32_t cells(uint32_t bytes) const { return (bytes + 127) / 128; }
-  uint32_t flow_of(unsigned src, unsigned dst, unsigned vc) const { return (src * cfg_.xpus + dst) * 2 + vc; }
   size_t slot(Kind k, uint32_t i) const { return slot_base_[k] + i; }
   void schedule(Kind k, uint32_t i, uint64_t at) {  // at == kNever or later than the entity's edge: nothing to do
     const size_t e = slot_base_[k] + i;
     if (at < sched_[e]) schedule_at(e, at);
   }
   void schedule_at(size_t e, uint64_t at);
+  uint32_t alloc_frame() { return alloc_slot(frames_); }
+  void release_frame(uint32_t f) { free_slot(f); }
   uint64_t next_edge();
   void advance_ring(uint64_t base);
-  uint32_t alloc_frame();
-  void release_frame(uint32_t f);
 
   void edge(uint64_t x);
   void switch_tick(unsigned pl);
