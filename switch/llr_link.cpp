@@ -11,6 +11,24 @@
 
 namespace sw {
 
+LinkStats& LinkStats::operator+=(const LinkStats& y) {
+  frames += y.frames;
+  frames_replayed += y.frames_replayed;
+  replays += y.replays;
+  nacks += y.nacks;
+  acks += y.acks;
+  bad_frames += y.bad_frames;
+  dropped_frames += y.dropped_frames;
+  lost_pkts += y.lost_pkts;
+  flushes += y.flushes;
+  buf_frames_max = std::max(buf_frames_max, y.buf_frames_max);
+  buf_bytes_max = std::max(buf_bytes_max, y.buf_bytes_max);
+  delivered_pkts += y.delivered_pkts;
+  delivered_bytes += y.delivered_bytes;
+  txq_max = std::max(txq_max, y.txq_max);
+  return *this;
+}
+
 lnk::Ctl::Kind llr_ctl_kind(uint32_t type) {
   switch (type) {
     case llr::kAck: return lnk::Ctl::Kind::ack;

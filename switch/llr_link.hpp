@@ -49,6 +49,8 @@ struct LinkStats {
   uint32_t buf_bytes_max = 0;    ///< same in bytes
   uint64_t delivered_pkts = 0, delivered_bytes = 0;  ///< handed to the far end (goodput)
   size_t txq_max = 0;            ///< packets waiting for the sender's LLR TX (MAC TX FIFO), max
+  /// Sums the counters of another direction (or link); the maxima take the larger.
+  LinkStats& operator+=(const LinkStats& y);
 };
 
 /// One LLR link partner (TX and RX halves of rtl/llr/llr.sv) as LlrLink clocks it: the C++ model

@@ -1302,28 +1302,13 @@ bool System::mismatched() const {
 
 LinkFigures System::link_figures() const {
   LinkFigures r;
-  auto add = [](sw::LinkStats& x, const sw::LinkStats& y) {
-    x.frames += y.frames;
-    x.frames_replayed += y.frames_replayed;
-    x.replays += y.replays;
-    x.nacks += y.nacks;
-    x.acks += y.acks;
-    x.bad_frames += y.bad_frames;
-    x.dropped_frames += y.dropped_frames;
-    x.lost_pkts += y.lost_pkts;
-    x.flushes += y.flushes;
-    x.buf_frames_max = std::max(x.buf_frames_max, y.buf_frames_max);
-    x.buf_bytes_max = std::max(x.buf_bytes_max, y.buf_bytes_max);
-    x.delivered_pkts += y.delivered_pkts;
-    x.delivered_bytes += y.delivered_bytes;
-    x.txq_max = std::max(x.txq_max, y.txq_max);
-  };
+
   for (const auto& n : nics_)
     for (const Port& pt : n->ports) {
       if (pt.llr) {
         ++r.llr_links;
-        add(r.up, pt.llr->stats(sw::LlrLink::A));
-        add(r.down, pt.llr->stats(sw::LlrLink::B));
+        r.up += pt.llr->stats(sw::LlrLink::A);
+        r.down += pt.llr->stats(sw::LlrLink::B);
       }
       add_faults(r, pt);
     }
