@@ -320,20 +320,26 @@ inline void Switch::file(Cal cal, unsigned port, Ps due, uint64_t min_cycle) {
   file_at(cal, port, std::max(min_cycle, edge_of(due)));
 }
 
+namespace {
+// Empties a calendar slot of `nwords` 64-bit words, calling f(port) for each set bit in increasing order.
+template <class F>
+inline void drain_slot(uint64_t* words, unsigned nwords, F&& f) {
+  for (unsigned w = 0; w < nwords; ++w) {
+    uint64_t m = words[w];
+    words[w] = 0;
+    for (; m; m &= m - 1) f(w * 64 + static_cast<unsigned>(__builtin_ctzll(m)));
+  }
+}
+}  // namespace
+
 // Visits the slot of this cycle: step(p) runs port p's step if it is due and
 // returns its due time after it (kNever: nothing left), where p is re-filed.
 template <class F>
 inline void Switch::visit(Cal cal, F&& step) {
-  uint64_t* words = slot(cal);
-  for (unsigned w = 0; w < W_; ++w) {
-    uint64_t m = words[w];
-    words[w] = 0;
-    for (; m; m &= m - 1) {
-      const unsigned p = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
-      const Ps d = step(p);
-      if (d != kNever) file(cal, p, d, cycle_ + 1);
-    }
-  }
+  drain_slot(slot(cal), W_, [&](unsigned p) {
+    const Ps d = step(p);
+    if (d != kNever) file(cal, p, d, cycle_ + 1);
+  });
 }
 
 // ------------------------------------------------------------------ config / inputs
@@ -998,18 +1004,12 @@ void Switch::tick_cbfc() {
   // this edge are stepped in order of activation (rx_seq_); the others are as
   // the model would be after an edge without input or request.
   rx_batch_.clear();
-  uint64_t* words = slot(kRx);
-  for (unsigned w = 0; w < W_; ++w) {
-    uint64_t m = words[w];
-    words[w] = 0;
-    for (; m; m &= m - 1) {
-      const unsigned i = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
-      if (rx_due_[i] <= cycle_)
-        rx_batch_.emplace_back(rx_seq_[i], i);
-      else if (rx_due_[i] != kNeverCycle)
-        file_at(kRx, i, rx_due_[i]);  // beyond the calendar: came round early
-    }
-  }
+  drain_slot(slot(kRx), W_, [&](unsigned i) {
+    if (rx_due_[i] <= cycle_)
+      rx_batch_.emplace_back(rx_seq_[i], i);
+    else if (rx_due_[i] != kNeverCycle)
+      file_at(kRx, i, rx_due_[i]);  // beyond the calendar: came round early
+  });
   if (rx_batch_.size() > 1) std::sort(rx_batch_.begin(), rx_batch_.end());
   for (const auto& [seq, i] : rx_batch_) {
     Ing& g = ing_[i];
