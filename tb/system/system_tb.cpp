@@ -85,6 +85,9 @@ void declare(core::Schema& s) {
   s.add_real("ber", 0, 0, 1, "bit error rate of every wire: a frame of L bytes is corrupted with 1-(1-ber)^(8L) (LLR "
              "control words too)");
   s.add_real("drop_prob", 0, 0, 1, "every wire drops each frame with this probability (it never arrives)");
+  s.add_text("burst", "none", "none|[0-9]{1,9}\\+[0-9]{1,6}", "none|FIRST+COUNT (e.g. 200+16)",
+             "every wire, both directions, drops COUNT consecutive frames from its frame index FIRST (0 = its first "
+             "frame): a burst error (lnk::FaultConfig::bursts)");
   s.add_real("ctl_drop_prob", 0, 0, 1, "every wire loses each LLR control word (ACK, NACK, INIT) with this probability "
              "(needs llr=true)");
   s.add_choice("llr_variant", kLlrVariant, tb::names_of(llr_tb::rtl_variants(), true),
@@ -154,6 +157,14 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   c.faults.ber = s.r("ber");
   c.faults.drop_prob = s.r("drop_prob");
   c.faults.ctl_drop_prob = s.r("ctl_drop_prob");
+  if (const std::string b = s.s("burst"); b != "none") {
+    const size_t plus = b.find('+');
+    const uint64_t first = std::stoull(b.substr(0, plus)), count = std::stoull(b.substr(plus + 1));
+    if (count == 0)
+      throw core::UsageError(fmt::format("setting 'burst'={}: a burst of 0 frames (allowed: none, or FIRST+COUNT with "
+                                         "COUNT 1..999999)", b));
+    c.faults.bursts.push_back({first, count});
+  }
   if (std::string e = c.faults.validate(); !e.empty()) throw core::UsageError("setting " + e);
   if (c.llr && c.topology == Topology::mesh)
     throw core::UsageError("setting 'llr'=true with topology=mesh: LLR runs on the NIC <-> switch links (allowed: llr=false, "
@@ -574,6 +585,8 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
     for (auto [k, v] : {std::pair{"fer", c.faults.fer}, {"ber", c.faults.ber}, {"drop_prob", c.faults.drop_prob},
                         {"ctl_drop_prob", c.faults.ctl_drop_prob}})
       if (v > 0) fl += fmt::format("{}{} {}", fl.empty() ? "" : ", ", k, v);
+    for (const auto& bu : c.faults.bursts)
+      fl += fmt::format("{}a burst of {} frames from frame {}", fl.empty() ? "" : ", ", bu.count, bu.first_frame);
     out += fmt::format("  link faults: {}; {}\n", fl.empty() ? "none" : fl + " on every wire, both directions",
                        c.llr ? fmt::format("LLR on every NIC <-> switch link (sw::LlrLink: a partner at the NIC port and one at "
                                            "the switch port, {} MHz switch clock; llr variant {}, frames_max {}, replay timer "

@@ -102,6 +102,8 @@ if "$COSIM" list | grep -q "^ system "; then
     run system --set pattern=ring
   expect_usage "system rtl names no XPU" "'rtl'=x9.tx names XPU 9 but xpus=8 .allowed: x0\.\.x7" -- run system --set rtl=x9.tx
   expect_usage "system bad rtl form" "'rtl'.*'x0.dma' is not of an allowed form" -- run system --set rtl=x0.dma
+  expect_usage "system bad burst form" "'burst'.*'abc' is not of an allowed form .allowed: none.FIRST.COUNT" -- run system --set burst=abc
+  expect_usage "system empty burst" "'burst'=200.0: a burst of 0 frames" -- run system --set burst=200+0
   expect_usage "system peers with rtl" "'peers'=8 with RTL blocks.*allowed: 0 or 4" -- run system --set rtl=x0.tx --set peers=8
   expect_usage "system alltoall too many peers" "'pattern'=alltoall with xpus=40 needs 39 peers" -- \
     run system --set pattern=alltoall --set xpus=40 --set peers=16

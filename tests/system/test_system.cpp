@@ -202,6 +202,29 @@ TEST(System, LinkFaultsWithLlrRepairedBelowSue) {
   EXPECT_GT(l["buf_frames_max"].get<uint64_t>(), 0u);
 }
 
+// A burst error: every wire, both directions, drops 4 consecutive frames from its frame 50 (mid-run).
+// Without LLR, SUE recovers every lost PDU (NACK at the gap, or the RTO when a tail is lost);
+// with LLR the bursts are replayed below SUE and SUE sees nothing.
+TEST(System, BurstOnEveryWireRecoveredBySueOrLlr) {
+  auto r = run(3, 4000, {"burst=50+4", "read_ratio=0.3"});
+  expect_clean_lossy(r, 2000);
+  const auto& l = r.json["links"];
+  EXPECT_GE(l["dropped"].get<uint64_t>(), 4u * 24u) << r.summary;  // most of the 32 wires reach frame 54
+  EXPECT_EQ(l["dropped"].get<uint64_t>() % 4u, 0u);                 // whole bursts only
+  EXPECT_EQ(l["corrupted"].get<uint64_t>(), 0u);
+  EXPECT_GT(u(r, "tx", "pdus_rtx"), 0u);
+  EXPECT_GT(u(r, "tx", "nack_sent") + u(r, "tx", "rto"), 0u);
+
+  auto q = run(3, 4000, {"burst=50+4", "read_ratio=0.3", "llr=true"});
+  expect_clean_lossy(q, 2000);
+  const auto& m = q.json["links"];
+  EXPECT_GE(m["dropped"].get<uint64_t>(), 4u * 24u) << q.summary;
+  EXPECT_EQ(m["frames_lost"].get<uint64_t>(), 0u);
+  EXPECT_GE(m["frames_replayed"].get<uint64_t>(), m["dropped"].get<uint64_t>());
+  EXPECT_EQ(u(q, "tx", "pdus_rtx"), 0u);
+  EXPECT_EQ(u(q, "tx", "nack_sent"), 0u);
+}
+
 // Mixed RTL with LLR: XPU 0's sue_tx and sue_rx, the LLR partner at port 3 of plane 0's switch and
 // the NIC-side LLR partners of XPU 3 (its 4 ports) as verilated RTL in lockstep with their models
 // (the link sw0.p3 <-> XPU 3 port 0 is RTL at both ends), frame errors on every wire. Zero
