@@ -47,7 +47,7 @@ uint32_t llr_ctl_type(lnk::Ctl::Kind k) {
 }
 
 namespace {
-constexpr uint64_t kCorrupt = 0x5a5a5a5a5a5a5a5aull;  // what a bad payload does to the token (as tb/llr)
+constexpr uint64_t kCorrupt = 0x5a5a5a5a5a5a5a5aull;  // what a bad payload does to the token
 }  // namespace
 
 LlrLink::LlrLink(const LlrLinkParams& p, uint64_t seed, const std::string& stream, std::unique_ptr<LlrEngine> a,
@@ -141,16 +141,9 @@ void LlrLink::send(Side s, llr::In& in, Ps T) {
   if (!o.w_eligible && inj_[s] && inj_[s]->stats().frames_dropped != dropped) lose(s, o.w_token);
 }
 
-// Side s's receive: what arrived from the other side, one item per edge into r_*.
-void LlrLink::receive(Side s, llr::In& in, Ps T) {
-  const Side from = s == A ? B : A;
-  lnk::Item item;
-  while (chan_[from].receive(T, item)) arr_[s].push_back(std::move(item));
-  if (arr_[s].empty()) return;
-  lnk::Item it = std::move(arr_[s].front());
-  arr_[s].pop_front();
+void llr_receive(const lnk::Item& item, llr::In& in) {
   in.r_valid = true;
-  if (auto* f = std::get_if<lnk::Frame>(&it)) {
+  if (const auto* f = std::get_if<lnk::Frame>(&item)) {
     in.r_is_ctl = false;
     in.r_ok = f->ok;
     in.r_eligible = f->eligible;
@@ -159,16 +152,27 @@ void LlrLink::receive(Side s, llr::In& in, Ps T) {
     in.r_len = f->len;
     in.r_class = f->cls;
     in.r_token = f->ok ? f->id : (f->id ^ kCorrupt);
-    if (!f->ok) {
-      ++st_[from].bad_frames;
-      if (!f->eligible) lose(from, f->id);  // the RX drops it and nobody replays it
-    }
   } else {
-    const auto& c = std::get<lnk::Ctl>(it);
+    const auto& c = std::get<lnk::Ctl>(item);
     in.r_is_ctl = true;
     in.r_ok = c.ok;
     in.r_ctl_type = llr_ctl_type(c.kind);
     in.r_ctl_seq = c.ok ? c.value : ~c.value;
+  }
+}
+
+// Side s's receive: what arrived from the other side, one item per edge into r_*.
+void LlrLink::receive(Side s, llr::In& in, Ps T) {
+  const Side from = s == A ? B : A;
+  lnk::Item item;
+  while (chan_[from].receive(T, item)) arr_[s].push_back(std::move(item));
+  if (arr_[s].empty()) return;
+  lnk::Item it = std::move(arr_[s].front());
+  arr_[s].pop_front();
+  llr_receive(it, in);
+  if (const auto* f = std::get_if<lnk::Frame>(&it); f && !f->ok) {
+    ++st_[from].bad_frames;
+    if (!f->eligible) lose(from, f->id);  // the RX drops it and nobody replays it
   }
 }
 

@@ -33,6 +33,9 @@ namespace sw {
 /// shared by every place an llr::Model talks over an lnk::Channel (sw::LlrLink, tb/llr).
 lnk::Ctl::Kind llr_ctl_kind(uint32_t llr_ctl_type);
 uint32_t llr_ctl_type(lnk::Ctl::Kind kind);
+/// Presents one item that arrived over an lnk::Channel to an llr::Model's receive inputs (r_*): a frame
+/// (a bad one with its token scrambled, as a bad payload would) or a control word (a bad one inverted).
+void llr_receive(const lnk::Item& item, llr::In& in);
 
 /// One direction of a link, since construction or reset_stats().
 struct LinkStats {

@@ -18,7 +18,6 @@ const char* rx_state_name(uint32_t s) {
 }
 
 namespace {
-constexpr uint64_t kCorrupt = 0x5a5a5a5a5a5a5a5aull;  // what a bad payload does to the token
 }  // namespace
 
 System::System(const EnvConfig& cfg, std::unique_ptr<LlrBlock> a, std::unique_ptr<LlrBlock> b, Waves* waves)
@@ -169,23 +168,7 @@ void System::step_side(Side& me, Side& peer, llr::In& in, core::Ps t) {
   if (!me.arrivals.empty()) {
     lnk::Item it = std::move(me.arrivals.front());
     me.arrivals.pop_front();
-    in.r_valid = true;
-    if (auto* f = std::get_if<lnk::Frame>(&it)) {
-      in.r_is_ctl = false;
-      in.r_ok = f->ok;
-      in.r_eligible = f->eligible;
-      in.r_replay = f->replay;
-      in.r_seq = f->seq;
-      in.r_len = f->len;
-      in.r_class = f->cls;
-      in.r_token = f->ok ? f->id : (f->id ^ kCorrupt);
-    } else {
-      const auto& c = std::get<lnk::Ctl>(it);
-      in.r_is_ctl = true;
-      in.r_ok = c.ok;
-      in.r_ctl_type = sw::llr_ctl_type(c.kind);
-      in.r_ctl_seq = c.ok ? c.value : ~c.value;
-    }
+    sw::llr_receive(it, in);
   }
 
   // PFC pause toward this partner's transmitter.
