@@ -549,16 +549,8 @@ LlrStats Net::llr_stats() const {
   LlrStats s;
   for (auto& l : llr_)
     for (auto side : {sw::LlrLink::A, sw::LlrLink::B}) {
-      const sw::LinkStats x = l.link->stats(side);
       ++s.links;
-      s.frames += x.frames;
-      s.frames_replayed += x.frames_replayed;
-      s.replays += x.replays;
-      s.nacks += x.nacks;
-      s.bad_frames += x.bad_frames;
-      s.dropped_frames += x.dropped_frames;
-      s.flushes += x.flushes;
-      s.buf_frames_max = std::max(s.buf_frames_max, x.buf_frames_max);
+      s += l.link->stats(side);
     }
   return s;
 }

@@ -62,10 +62,9 @@ struct NetConfig {
 };
 
 /// LLR figures summed over every link direction (sw::LinkStats).
-struct LlrStats {
-  uint64_t links = 0, frames = 0, frames_replayed = 0, replays = 0, nacks = 0, bad_frames = 0, dropped_frames = 0,
-           flushes = 0;
-  uint32_t buf_frames_max = 0;
+/// Both directions of every LLR link, summed (sw::LinkStats::operator+=).
+struct LlrStats : sw::LinkStats {
+  uint64_t links = 0;  ///< directions summed
 };
 
 /// A frame on the wire: bytes with pad and FCS.

@@ -102,9 +102,8 @@ struct ModeResult {
   std::vector<std::string> sb_errors;
   bool drained = false;
   // links (LLR and wire faults), over the window, all ports and both directions
-  uint64_t frames = 0, bad_frames = 0, dropped_frames = 0, replays = 0, nacks = 0, frames_replayed = 0, flushes = 0;
+  sw::LinkStats link;
   uint64_t wire_losses = 0;    // whole run
-  uint32_t buf_frames_max = 0, buf_bytes_max = 0;
   double incast_link_gbps = 0;  // port 0 downlink goodput (to the incast host)
   core::Samples e2e;            // incast, first bit on the sender's wire -> the port-0 host has it, ns
   uint64_t replayed_pkts = 0;   // packets replayed at least once (whole run)
@@ -269,17 +268,8 @@ class IncastRun {
     r_.e2e = h.e2e_latency_ns(c);
     for (unsigned port = 0; port < p.radix; ++port) {
       const sw::PortLinkStats ls = h.link_stats(port);
-      for (const sw::LinkStats* d : {&ls.up, &ls.down}) {
-        r_.frames += d->frames;
-        r_.bad_frames += d->bad_frames;
-        r_.dropped_frames += d->dropped_frames;
-        r_.replays += d->replays;
-        r_.nacks += d->nacks;
-        r_.frames_replayed += d->frames_replayed;
-        r_.flushes += d->flushes;
-        r_.buf_frames_max = std::max(r_.buf_frames_max, d->buf_frames_max);
-        r_.buf_bytes_max = std::max(r_.buf_bytes_max, d->buf_bytes_max);
-      }
+      r_.link += ls.up;
+      r_.link += ls.down;
     }
     r_.incast_link_gbps = h.goodput_gbps(h.link_stats(0).down);
   }
@@ -347,16 +337,16 @@ nlohmann::json mode_json(const ModeResult& m) {
                      {"duplicated", m.sb.duplicated}, {"corrupted", m.sb.corrupted}, {"reordered", m.sb.reordered},
                      {"unexpected", m.sb.unexpected}};
   j["drained"] = m.drained;
-  j["links"] = {{"frames", m.frames},
-                {"bad_frames", m.bad_frames},
-                {"dropped_frames", m.dropped_frames},
-                {"replays", m.replays},
-                {"nacks", m.nacks},
-                {"frames_replayed", m.frames_replayed},
-                {"flushes", m.flushes},
+  j["links"] = {{"frames", m.link.frames},
+                {"bad_frames", m.link.bad_frames},
+                {"dropped_frames", m.link.dropped_frames},
+                {"replays", m.link.replays},
+                {"nacks", m.link.nacks},
+                {"frames_replayed", m.link.frames_replayed},
+                {"flushes", m.link.flushes},
                 {"wire_losses", m.wire_losses},
-                {"replay_buffer_frames_max", m.buf_frames_max},
-                {"replay_buffer_bytes_max", m.buf_bytes_max},
+                {"replay_buffer_frames_max", m.link.buf_frames_max},
+                {"replay_buffer_bytes_max", m.link.buf_bytes_max},
                 {"incast_link_goodput_gbps", m.incast_link_gbps},
                 {"replayed_packets", m.replayed_pkts},
                 {"replayed_latency_p50_ns", m.replayed_p50}};
@@ -446,10 +436,10 @@ std::string summary_table(const Scenario& sc, const std::vector<ModeResult>& ms)
       return fmt::format("{} / {} / {}", us(pct(m.e2e, 50)), us(pct(m.e2e, 99)), us(m.e2e.empty() ? 0.0 : m.e2e.max()));
     });
     row("links: frames / bad FCS / replays / NACKs / frames replayed", [](const ModeResult& m) {
-      return fmt::format("{} / {} / {} / {} / {}", m.frames, m.bad_frames, m.replays, m.nacks, m.frames_replayed);
+      return fmt::format("{} / {} / {} / {} / {}", m.link.frames, m.link.bad_frames, m.link.replays, m.link.nacks, m.link.frames_replayed);
     });
     row("LLR replay buffer max (frames / bytes)",
-        [](const ModeResult& m) { return fmt::format("{} / {}", m.buf_frames_max, m.buf_bytes_max); });
+        [](const ModeResult& m) { return fmt::format("{} / {}", m.link.buf_frames_max, m.link.buf_bytes_max); });
     row("port 0 link goodput", [](const ModeResult& m) { return fmt::format("{:.1f} Gb/s", m.incast_link_gbps); });
     row("packets lost on the wires", [](const ModeResult& m) { return fmt::format("{}", m.wire_losses); });
   }

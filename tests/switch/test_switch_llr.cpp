@@ -42,26 +42,13 @@ HarnessParams llr_params(bool llr, double fer) {
 }
 
 // Sum of both directions of every port.
-struct Totals {
-  uint64_t frames = 0, replayed = 0, replays = 0, nacks = 0, bad = 0, lost = 0, flushes = 0;
-  uint32_t buf_frames_max = 0;
-  size_t txq_max = 0;
-};
+using Totals = LinkStats;
 Totals totals(const Harness& h) {
   Totals t;
   for (unsigned p = 0; p < h.sw().params().radix; ++p) {
     const sw::PortLinkStats s = h.link_stats(p);
-    for (const LinkStats* d : {&s.up, &s.down}) {
-      t.frames += d->frames;
-      t.replayed += d->frames_replayed;
-      t.replays += d->replays;
-      t.nacks += d->nacks;
-      t.bad += d->bad_frames;
-      t.lost += d->lost_pkts;
-      t.flushes += d->flushes;
-      t.buf_frames_max = std::max(t.buf_frames_max, d->buf_frames_max);
-      t.txq_max = std::max(t.txq_max, d->txq_max);
-    }
+    t += s.up;
+    t += s.down;
   }
   return t;
 }
@@ -259,7 +246,7 @@ TEST(SwitchLlr, ZeroErrorsOnAndOffDeliverTheSamePackets) {
   const Totals t = totals(*hs[1]);
   EXPECT_EQ(t.replays, 0u);
   EXPECT_EQ(t.nacks, 0u);
-  EXPECT_EQ(t.bad, 0u);
+  EXPECT_EQ(t.bad_frames, 0u);
   EXPECT_GT(t.buf_frames_max, 0u);
   // Latency: LLR adds its pipeline (13.76 ns at zero load from the first bit on the wire, see
   // ZeroLoadLatencyIsLlrOffPlusThePipelineCost) and the wire time of its ACK words; nothing else.
@@ -311,13 +298,13 @@ TEST(SwitchLlr, Fer1e3UniformIsLosslessInOrderExactlyOnce) {
   EXPECT_TRUE(on.sb.clean()) << on.sb.lost << " lost " << on.sb.duplicated << " dup " << on.sb.reordered << " reord";
   EXPECT_GT(on.sb.matched, 15000u);
   EXPECT_EQ(on.wire_losses, 0u);
-  EXPECT_EQ(on.t.lost, 0u);
+  EXPECT_EQ(on.t.lost_pkts, 0u);
   EXPECT_EQ(on.t.flushes, 0u);
   // ~2 x 15,000 frames on the wires at 1e-3: tens of bad frames, each answered by a NACK and a replay
-  EXPECT_GT(on.t.bad, 10u);
+  EXPECT_GT(on.t.bad_frames, 10u);
   EXPECT_GT(on.t.replays, 10u);
   EXPECT_GE(on.t.nacks, on.t.replays / 2);
-  EXPECT_GE(on.t.replayed, on.t.replays);
+  EXPECT_GE(on.t.frames_replayed, on.t.replays);
   EXPECT_LE(on.t.buf_frames_max, 32u);  // llr_cfg.frames_max
   // a replay costs a round trip: the replayed packets sit in the latency tail
   EXPECT_GT(on.replayed_n, 10u);
@@ -329,7 +316,7 @@ TEST(SwitchLlr, Fer1e3WithoutLlrLosesPackets) {
   const ErrRun off = uniform_run(false, 1e-3);
   // the same error rate without LLR: every corrupted frame is a lost packet, and the scoreboard sees it
   EXPECT_GT(off.wire_losses, 10u);
-  EXPECT_EQ(off.t.lost, off.wire_losses);
+  EXPECT_EQ(off.t.lost_pkts, off.wire_losses);
   EXPECT_EQ(off.sb.lost, off.wire_losses);
   EXPECT_FALSE(off.sb.clean());
   EXPECT_EQ(off.t.replays, 0u);
@@ -359,11 +346,11 @@ TEST(SwitchLlr, LossyClassFramesAreNotReplayed) {
   const core::Scoreboard::Counts sb = h.scoreboard().finish();
   const Totals t = totals(h);
   EXPECT_GT(h.wire_losses(), 5u);
-  EXPECT_EQ(t.lost, h.wire_losses());
+  EXPECT_EQ(t.lost_pkts, h.wire_losses());
   EXPECT_EQ(sb.lost, h.wire_losses());  // every loss is a lossy-class packet the wire corrupted...
   EXPECT_EQ(h.sw().summary().drops_lossy, 0u);
   EXPECT_GT(t.replays, 5u);             // ...while the lossless class's bad frames are replayed
-  EXPECT_LT(t.replays, t.bad);
+  EXPECT_LT(t.replays, t.bad_frames);
 }
 
 // Many to one: 8 backlogged senders into port 0, CBFC; FER 1e-3 on every wire.
@@ -399,7 +386,7 @@ TEST(SwitchLlr, Fer1e3IncastCbfcAndPfcAreLossless) {
                               << r.sb.reordered << " reord";
     // ~4,800 frames into port 0 and ~600 from each sender in 50 us: ~10 bad frames expected at 1e-3
     EXPECT_GE(r.t.replays, 3u) << sw::to_string(fc);
-    EXPECT_EQ(r.t.lost, 0u) << sw::to_string(fc);
+    EXPECT_EQ(r.t.lost_pkts, 0u) << sw::to_string(fc);
     // port 0's downlink: the bottleneck keeps running; each replay costs the frames in flight
     EXPECT_GT(r.goodput0, 0.97 * r.line) << sw::to_string(fc);
     EXPECT_LE(r.goodput0, r.line * 1.0001) << sw::to_string(fc);
