@@ -828,8 +828,14 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
                                        sb.duplicated, sb.corrupted, sb.reordered, sb.unexpected));
       for (auto& line : sys.scoreboard().errors()) r.failures.push_back("  " + line);
     }
-    if (!drained)
+    if (!drained) {
       r.failures.push_back(fmt::format("did not settle within drain_cycles={} after the traffic: {}", drain, sys.busy_reason()));
+      // A frame lost on a wire without LLR keeps the CBFC credits it was charged (no credit resync).
+      if (const LinkFigures lf = sys.link_figures(); !c.llr && lf.dropped > 0)
+        r.failures.push_back(fmt::format("  likely cause: {} frames dropped on the wires without LLR took their CBFC credits "
+                                         "with them (never returned: no credit resync), so a class can starve (allowed: "
+                                         "llr=true, or a lower drop_prob/burst)", lf.dropped));
+    }
     if (sys.tx_sum(T::cmds_in) != sys.issued())
       r.failures.push_back(fmt::format("cmds_in {} (sum over sue_tx) but the XPUs issued {}", sys.tx_sum(T::cmds_in), sys.issued()));
     if (sys.rx_sum(R::cmds_out) != sys.delivered())

@@ -225,6 +225,23 @@ TEST(System, BurstOnEveryWireRecoveredBySueOrLlr) {
   EXPECT_EQ(u(q, "tx", "nack_sent"), 0u);
 }
 
+// Frames dropped on wires without LLR keep the CBFC credits they were charged (no credit resync):
+// with small CBFC buffers a class starves. The run must fail loudly and name that cause; the same
+// run with LLR loses nothing and passes.
+TEST(System, DroppedFramesStarveCreditsLoudlyWithoutLlr) {
+  const std::vector<std::string> sets = {"drop_prob=0.05", "switch_credits=40", "nic_buf_cells=40", "drain_cycles=5000"};
+  auto r = run(1, 4000, sets);
+  ASSERT_FALSE(r.pass) << r.summary;
+  bool named = false;
+  for (const auto& f : r.failures) named |= f.find("took their CBFC credits with them") != std::string::npos;
+  EXPECT_TRUE(named) << r.summary;
+
+  auto q = run(1, 4000, {"drop_prob=0.05", "switch_credits=40", "nic_buf_cells=40", "llr=true"});
+  expect_clean_lossy(q, 1000);
+  EXPECT_GT(q.json["links"]["dropped"].get<uint64_t>(), 20u) << q.summary;
+  EXPECT_EQ(q.json["links"]["frames_lost"].get<uint64_t>(), 0u);
+}
+
 // Mixed RTL with LLR: XPU 0's sue_tx and sue_rx, the LLR partner at port 3 of plane 0's switch and
 // the NIC-side LLR partners of XPU 3 (its 4 ports) as verilated RTL in lockstep with their models
 // (the link sw0.p3 <-> XPU 3 port 0 is RTL at both ends), frame errors on every wire. Zero
