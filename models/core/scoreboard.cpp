@@ -30,9 +30,9 @@ void Scoreboard::expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
   Flow& f = flow_at(flow);
   ++c_.expected;
   if (ordered_)
-    f.q.push_back({id, digest, t});
+    f.push({id, digest, t});
   else
-    f.pending[id] = {id, digest, t};
+    f.c().pending[id] = {id, digest, t};
 }
 
 void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
@@ -54,12 +54,13 @@ void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
     }
   };
   if (!ordered_) {
-    auto it = f.pending.find(id);
-    if (it != f.pending.end()) {
+    Cold& cd = f.c();
+    auto it = cd.pending.find(id);
+    if (it != cd.pending.end()) {
       check(it->second);
-      f.pending.erase(it);
-      f.done[id] = true;
-    } else if (f.done.count(id)) {
+      cd.pending.erase(it);
+      cd.done[id] = true;
+    } else if (cd.done.count(id)) {
       ++c_.duplicated;
       error(fmt::format("flow {} id {} at {} delivered twice", flow, id, format_time(t)));
     } else {
@@ -68,23 +69,23 @@ void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
     }
     return;
   }
-  if (!f.q.empty() && f.q.front().id == id) {
-    check(f.q.front());
-    f.q.pop_front();
+  if (f.n && f.at(0).id == id) {
+    check(f.at(0));
+    f.pop();
     f.any_matched = true;
     f.last_matched = id;
     return;
   }
-  auto it = std::find_if(f.q.begin(), f.q.end(), [&](const Item& x) { return x.id == id; });
-  if (it != f.q.end()) {
+  const int k = f.find(id);
+  if (k >= 0) {
     ++c_.reordered;
-    error(fmt::format("flow {} id {} at {} delivered before id {}", flow, id, format_time(t), f.q.front().id));
-    if (it->digest != digest) ++c_.corrupted;
-    f.early.insert(id);
-    f.q.erase(it);
+    error(fmt::format("flow {} id {} at {} delivered before id {}", flow, id, format_time(t), f.at(0).id));
+    if (f.at(static_cast<size_t>(k)).digest != digest) ++c_.corrupted;
+    f.c().early.insert(id);
+    f.erase(static_cast<size_t>(k));
     return;
   }
-  if ((f.any_matched && id <= f.last_matched) || f.early.count(id)) {
+  if ((f.any_matched && id <= f.last_matched) || (f.cold && f.cold->early.count(id))) {
     ++c_.duplicated;
     error(fmt::format("flow {} id {} at {} delivered twice", flow, id, format_time(t)));
     return;
@@ -98,18 +99,18 @@ void Scoreboard::discard(uint32_t flow, uint64_t id) {
   if (fit == flows_.end()) return;
   Flow& f = fit->second;
   if (ordered_) {
-    auto it = std::find_if(f.q.begin(), f.q.end(), [&](const Item& x) { return x.id == id; });
-    if (it == f.q.end()) return;
-    f.q.erase(it);
+    const int k = f.find(id);
+    if (k < 0) return;
+    f.erase(static_cast<size_t>(k));
   } else {
-    if (!f.pending.erase(id)) return;
+    if (!f.cold || !f.cold->pending.erase(id)) return;
   }
   ++c_.discarded;
 }
 
 uint64_t Scoreboard::outstanding() const {
   uint64_t n = 0;
-  for (auto& [k, f] : flows_) n += ordered_ ? f.q.size() : f.pending.size();
+  for (auto& [k, f] : flows_) n += ordered_ ? f.n : f.pending_size();
   return n;
 }
 
@@ -117,12 +118,12 @@ const Scoreboard::Counts& Scoreboard::finish() {
   if (finished_) return c_;
   finished_ = true;
   for (auto& [flow, f] : flows_) {
-    size_t n = ordered_ ? f.q.size() : f.pending.size();
+    size_t n = ordered_ ? f.n : f.pending_size();
     if (n == 0) continue;
     c_.lost += n;
-    uint64_t first = ordered_ ? f.q.front().id : f.pending.begin()->first;
+    uint64_t first = ordered_ ? f.at(0).id : f.cold->pending.begin()->first;
     if (!ordered_)  // unordered_map order is unspecified: report the lowest id
-      for (auto& [id, it] : f.pending) first = std::min(first, id);
+      for (auto& [id, it] : f.cold->pending) first = std::min(first, id);
     error(fmt::format("flow {}: {} never delivered (first id {})", flow, n, first));
   }
   return c_;

@@ -4,8 +4,8 @@
 // still expected at the end is lost, unless it was legitimately discarded.
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,13 +69,65 @@ class Scoreboard {
     uint64_t digest;
     Ps t;
   };
+  // Per flow, the hot part is small (a systems run has one flow per {src, dst, VC}, thousands of them,
+  // and each transaction touches its flow twice): the ordered-mode FIFO is a ring of Items; what only
+  // unordered mode or a reorder needs lives apart, allocated on first use.
+  struct Cold {
+    std::unordered_map<uint64_t, Item> pending;  // unordered mode
+    std::unordered_map<uint64_t, bool> done;     // unordered mode: delivered ids
+    std::unordered_set<uint64_t> early;          // ordered mode: ids delivered out of order
+  };
   struct Flow {
-    std::deque<Item> q;                        // ordered mode
-    std::unordered_map<uint64_t, Item> pending; // unordered mode
+    std::vector<Item> ring;  // ordered mode: FIFO of registered items, power-of-two capacity
+    uint32_t head = 0, n = 0;
     bool any_matched = false;
     uint64_t last_matched = 0;
-    std::unordered_map<uint64_t, bool> done;   // unordered mode: delivered ids
-    std::unordered_set<uint64_t> early;        // ordered mode: ids delivered out of order
+    std::unique_ptr<Cold> cold;
+
+    Flow() = default;
+    Flow(const Flow& o)
+        : ring(o.ring), head(o.head), n(o.n), any_matched(o.any_matched), last_matched(o.last_matched),
+          cold(o.cold ? std::make_unique<Cold>(*o.cold) : nullptr) {}
+    Flow& operator=(const Flow& o) {
+      if (this != &o) {
+        Flow t(o);
+        *this = std::move(t);
+      }
+      return *this;
+    }
+    Flow(Flow&&) = default;
+    Flow& operator=(Flow&&) = default;
+
+    Cold& c() {
+      if (!cold) cold = std::make_unique<Cold>();
+      return *cold;
+    }
+    size_t pending_size() const { return cold ? cold->pending.size() : 0; }
+    Item& at(size_t k) { return ring[(head + k) & (ring.size() - 1)]; }
+    const Item& at(size_t k) const { return ring[(head + k) & (ring.size() - 1)]; }
+    void push(const Item& it) {
+      if (n == ring.size()) {
+        std::vector<Item> nb(ring.empty() ? 4 : ring.size() * 2);
+        for (uint32_t k = 0; k < n; ++k) nb[k] = at(k);
+        ring.swap(nb);
+        head = 0;
+      }
+      at(n) = it;
+      ++n;
+    }
+    void pop() {
+      head = (head + 1) & static_cast<uint32_t>(ring.size() - 1);
+      --n;
+    }
+    void erase(size_t k) {  // keeps the order of the others
+      for (size_t j = k; j + 1 < n; ++j) at(j) = at(j + 1);
+      --n;
+    }
+    int find(uint64_t id) const {
+      for (uint32_t k = 0; k < n; ++k)
+        if (at(k).id == id) return static_cast<int>(k);
+      return -1;
+    }
   };
   std::string name_;
   bool ordered_;
