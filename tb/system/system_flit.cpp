@@ -256,7 +256,8 @@ void FlitSystem::queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigne
   (response ? nic.resp : nic.req).push_back(c);
   if (response) X.tokens -= 20.0 + dlen;
   count_issue(a, response, op);
-  schedule(kDrv, ni, response ? x + 1 : x);
+  // The interface looks at it once free (drive() at an earlier edge would only put itself off to then).
+  schedule(kDrv, ni, std::max(response ? x + 1 : x, nic.busy_until));
 }
 
 // The XPU's token bucket, as System::generate, evaluated only at the edges it can send: the next
