@@ -110,6 +110,7 @@ struct SysConfig {
   bool check_frames = true;  ///< sue::decode every frame a NIC sends (FCS, headers, commands)
   bool flit = false;         ///< nic=flit: every NIC a sue::Nic, the event-driven FlitSystem (tb/system/system_flit.*)
   bool flit_poll = false;    ///< testing: every sue::Nic works at every edge (sue::NicConfig::poll); same results
+  bool flit_lockstep = false;  ///< testing: nic=flit runs the switches before every SUE edge instead of in synchronous windows; same results
   // links (planes: NIC port <-> switch port; mesh: NIC port <-> NIC port)
   bool llr = false;           ///< planes: link layer retry on every NIC <-> switch link, both directions (sw::LlrLink)
   lnk::FaultConfig faults;    ///< every wire, both directions, each its own random stream

@@ -121,6 +121,12 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
   ring_bits_.assign(kRing * words_, 0);
   ring_cnt_.assign(kRing, 0);
   for (unsigned a = 0; a < N; ++a) schedule(kGen, a, cfg_.reset_cycles);
+  // The lookahead of the synchronous windows (run_windows): the shortest way from one side to the
+  // other, NIC TX + cable or cable + NIC RX, less a picosecond for the rounding to SUE edges.
+  if (!cfg_.flit_lockstep) {
+    const core::Ps look = std::min(nic_tx_ + cable_, cable_ + nic_rx_) - 1;
+    sync_edges_ = look > 0 ? static_cast<uint64_t>(look / cfg_.clock_ps) : 0;
+  }
 }
 
 FlitSystem::~FlitSystem() = default;
@@ -187,11 +193,22 @@ void FlitSystem::run_to(uint64_t c) {
     if (cycle_ < cfg_.warmup_cycles) run_to(cfg_.warmup_cycles);
     open_window();
   }
+  if (sync_edges_ && !sw_.empty())
+    run_windows(c);
+  else
+    run_lockstep(c);
+  cycle_ = std::max(cycle_, c);
+  done_edge_ = std::max(done_edge_, c);
+  advance_ring(c);
+}
+
+// Switch edges strictly before each SUE edge that has events, then that edge (both clocks on one
+// picosecond time line): the reference order, and the loop of a mesh (no switches).
+void FlitSystem::run_lockstep(uint64_t c) {
   double t0 = profiling_ ? now_s() : 0;
   for (;;) {
     uint64_t x = next_edge();
-    // Switch edges strictly before the next SUE edge (both clocks on one picosecond time line); a
-    // switch output can only create NIC events later than the switch edge it comes from.
+    // A switch output can only create NIC events later than the switch edge it comes from.
     if (!sw_.empty()) {
       while (sw_[0]->now() < static_cast<core::Ps>(std::min(x, c)) * cfg_.clock_ps) {
         for (unsigned pl = 0; pl < sw_.size(); ++pl) switch_tick(pl);
@@ -209,8 +226,31 @@ void FlitSystem::run_to(uint64_t c) {
     advance_ring(x + 1);
     if (profiling_) t0 = now_s();
   }
-  cycle_ = std::max(cycle_, c);
-  advance_ring(c);
+}
+
+// Synchronous windows (conservative parallel discrete-event simulation, here on one core): nothing a
+// NIC does reaches a switch sooner than NIC TX + cable, and nothing a switch does reaches a NIC
+// sooner than cable + NIC RX. So within a window of sync_edges_ SUE edges no shorter than either,
+// the NIC side (XPUs, NICs, wires out) runs all its edges, then the switches all theirs, each with
+// its data hot in the cache, and every input still arrives before the time it is stamped with.
+// Each side sees the same inputs in the same order as in run_lockstep, so the run is identical
+// (checked in switch_tick, and by the SystemFlit tests that compare both loops).
+void FlitSystem::run_windows(uint64_t c) {
+  while (done_edge_ < c) {
+    const uint64_t e1 = std::min(c, done_edge_ + sync_edges_);
+    double t0 = profiling_ ? now_s() : 0;
+    for (uint64_t x = next_edge(); x < e1; x = next_edge()) {
+      advance_ring(x);
+      edge(x);
+      advance_ring(x + 1);
+    }
+    done_edge_ = e1;  // the NIC side is done with the edges before e1
+    if (profiling_) t0 = now_s();
+    const core::Ps t1 = static_cast<core::Ps>(e1) * cfg_.clock_ps;
+    while (sw_[0]->now() < t1)
+      for (unsigned pl = 0; pl < sw_.size(); ++pl) switch_tick(pl);
+    if (profiling_) prof_.sw += now_s() - t0;
+  }
 }
 
 void FlitSystem::edge(uint64_t x) {
@@ -479,7 +519,9 @@ void FlitSystem::switch_tick(unsigned pl) {
     if (fc.kind != sw::FcMsg::Kind::credit) continue;
     FNic& n = *nics_[static_cast<size_t>(fc.port) * M + m];
     // Applied by the NIC's gate after the SUE edge at or after its arrival, in effect from the next edge.
-    n.nic->credit_limit(p, fc.cls, fc.value, edge_at(fc.t + cable_ + nic_rx_) + 1);
+    const uint64_t at = edge_at(fc.t + cable_ + nic_rx_) + 1;
+    if (at < done_edge_) window_violation("a credit update", at);
+    n.nic->credit_limit(p, fc.cls, fc.value, at);
     schedule(kNic, n.index, n.nic->next_event());
   }
   for (const auto& d : s.drops()) {
@@ -498,10 +540,18 @@ void FlitSystem::switch_tick(unsigned pl) {
     }
     buffer_in(pt, d.cls, c, static_cast<int>(pl));
     // The receiving MAC presents the last beat once the whole frame is in: sue_rx decides it then.
-    n.nic->receive(p, std::move(frames_[d.id]), edge_at(t1));
+    const uint64_t eof = edge_at(t1);
+    if (eof < done_edge_) window_violation("a frame", eof);
+    n.nic->receive(p, std::move(frames_[d.id]), eof);
     release_frame(static_cast<uint32_t>(d.id));
     schedule(kNic, n.index, n.nic->next_event());
   }
+}
+
+void FlitSystem::window_violation(const char* what, uint64_t at) const {
+  throw std::logic_error(fmt::format("system (nic=flit): {} from a switch is due at SUE edge {}, but the NICs are done "
+                                     "up to edge {} (synchronous window of {} edges longer than the fabric's lookahead)",
+                                     what, at, done_edge_, sync_edges_));
 }
 
 void FlitSystem::stop_traffic() { close_window(nics_); }

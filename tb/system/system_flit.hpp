@@ -79,6 +79,8 @@ class FlitSystem : public SystemBase {
   std::vector<uint64_t> sched_;      // per entity: the edge it is scheduled for (kNoEdge: none)
   size_t slot_base_[3] = {0, 0, 0};  // first slot of generators, XPU interfaces, NICs
   uint64_t loop_edges_ = 0;
+  uint64_t done_edge_ = 0;   // the NIC side has run every edge before this one
+  uint64_t sync_edges_ = 0;  // SUE edges per synchronous window (0: run_lockstep)
   bool window_open_ = false;
   unsigned ar_done_ = 0;  // XPUs done with the all-reduce
   std::vector<const llr_tb::LinkEngine*> no_llr_;
@@ -97,6 +99,9 @@ class FlitSystem : public SystemBase {
   uint64_t next_edge();
   void advance_ring(uint64_t base);
 
+  void run_lockstep(uint64_t c);
+  void run_windows(uint64_t c);
+  [[noreturn]] void window_violation(const char* what, uint64_t at) const;
   void edge(uint64_t x);
   void switch_tick(unsigned pl);
   void generate(unsigned a, uint64_t x);
