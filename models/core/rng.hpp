@@ -28,6 +28,28 @@ constexpr uint64_t hash_name(std::string_view s) {
   return h;
 }
 
+class Rng;
+
+/// Rng::uniform(lo, hi) with the divisor of its range worked out once: the same draws (boost's
+/// algorithm for a 64-bit engine), one division per draw instead of three, for ranges drawn again
+/// and again (a destination, a command size).
+class UniformInt {
+ public:
+  UniformInt() = default;
+  UniformInt(uint64_t lo, uint64_t hi) : lo_(lo), range_(hi - lo) {
+    if (range_ != 0 && range_ != ~0ull) {
+      bucket_ = ~0ull / (range_ + 1);
+      if (~0ull % (range_ + 1) == range_) ++bucket_;
+    }
+  }
+  uint64_t lo() const { return lo_; }
+  uint64_t hi() const { return lo_ + range_; }
+  inline uint64_t operator()(Rng& r) const;
+
+ private:
+  uint64_t lo_ = 0, range_ = 0, bucket_ = 0;
+};
+
 class Rng {
  public:
   /// Stream `name` of run seed `seed`.
@@ -45,6 +67,20 @@ class Rng {
 
  private:
   boost::random::mt19937_64 eng_;
+  friend class UniformInt;
 };
+
+// boost::random::detail::generate_uniform_int for an engine of range [0, 2^64 - 1], range < 2^64 - 1:
+// bucket_size = brange / (range + 1), one more when brange % (range + 1) == range; draw / bucket_size
+// until it is <= range (tests/core/test_stats.cpp compares the two).
+inline uint64_t UniformInt::operator()(Rng& r) const {
+  static_assert(boost::random::mt19937_64::word_size == 64, "UniformInt follows boost for an engine of range [0, 2^64 - 1]");
+  if (range_ == 0) return lo_;
+  if (range_ == ~0ull) return lo_ + r.eng_();
+  for (;;) {
+    const uint64_t v = r.eng_() / bucket_;
+    if (v <= range_) return lo_ + v;
+  }
+}
 
 }  // namespace core

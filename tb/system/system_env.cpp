@@ -681,7 +681,9 @@ int next_destination(const SysConfig& c, const Peering& pe, const std::vector<ui
     case Pattern::uniform: {
       const auto& r = pe.reachable(a);
       if (r.empty()) return -1;
-      return static_cast<int>(r[r.size() == 1 ? 0 : rng.uniform(0, r.size() - 1)]);
+      if (r.size() == 1) return static_cast<int>(r[0]);
+      if (X.dest_draw.hi() != r.size() - 1) X.dest_draw = core::UniformInt(0, r.size() - 1);
+      return static_cast<int>(r[X.dest_draw(rng)]);
     }
     case Pattern::permutation:
       return static_cast<int>(perm[a]);
@@ -721,7 +723,8 @@ void request_shape(const SysConfig& c, core::Rng& rng, XpuGen& X, Op& op, unsign
   }
   auto size = [&]() -> unsigned {
     if (c.bimodal) return rng.chance(0.5) ? c.dlen_min : c.dlen_max;
-    return static_cast<unsigned>(rng.uniform(c.dlen_min, c.dlen_max));
+    if (X.size_draw.lo() != c.dlen_min || X.size_draw.hi() != c.dlen_max) X.size_draw = core::UniformInt(c.dlen_min, c.dlen_max);
+    return static_cast<unsigned>(X.size_draw(rng));
   };
   if (c.read_ratio > 0 && rng.chance(c.read_ratio)) {
     op = kReadReq;

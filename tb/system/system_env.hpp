@@ -207,6 +207,7 @@ struct XpuGen {
   uint32_t ar_sent = 0;
   std::vector<uint32_t> ar_recv;
   bool ar_done = false;
+  core::UniformInt dest_draw, size_draw;  ///< uniform: index into the reachable XPUs; command sizes
 };
 
 /// Destination of XPU a's next request under the pattern, or -1 when it has none now (not an incast

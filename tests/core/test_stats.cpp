@@ -238,3 +238,24 @@ TEST(Time, Clock) {
   EXPECT_EQ(c800.time_of(4), 5000);
   EXPECT_DOUBLE_EQ(c800.mhz(), 800.0);
 }
+
+// core::UniformInt draws exactly what Rng::uniform(lo, hi) draws (boost's uniform_int_distribution),
+// over small, odd, power-of-two and huge ranges, including the ones whose rejection loop runs.
+TEST(Rng, UniformIntEqualsUniform) {
+  const std::vector<std::pair<uint64_t, uint64_t>> ranges = {
+      {0, 0},   {5, 5},  {0, 1},      {0, 2},          {0, 62},           {0, 63},          {0, 256},
+      {3, 259}, {7, 13}, {0, 1000003}, {1, 1ull << 40}, {0, ~0ull >> 1},   {0, (~0ull >> 1) + 7},
+      {0, ~0ull - 1}, {0, ~0ull}, {100, ~0ull}};
+  for (const auto& [lo, hi] : ranges) {
+    Rng a(42, "u"), b(42, "u");
+    const core::UniformInt u(lo, hi);
+    EXPECT_EQ(u.lo(), lo);
+    EXPECT_EQ(u.hi(), hi);
+    for (int k = 0; k < 2000; ++k) {
+      const uint64_t x = a.uniform(lo, hi), y = u(b);
+      ASSERT_EQ(x, y) << "range [" << lo << ", " << hi << "] draw " << k;
+      ASSERT_TRUE(x >= lo && x <= hi);
+    }
+    EXPECT_EQ(a.next(), b.next()) << "both streams used as many engine draws";
+  }
+}
