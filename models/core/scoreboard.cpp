@@ -10,39 +10,84 @@ void Scoreboard::error(const std::string& line) {
   if (errors_.size() < 20) errors_.push_back(fmt::format("{}: {}", name_, line));
 }
 
-Scoreboard::Flow& Scoreboard::flow_at(uint32_t flow) {
-  if (flow >= kFlowIndex) return flows_[flow];
-  if (flow < by_flow_.size() && by_flow_[flow]) return *by_flow_[flow];
-  Flow& f = flows_[flow];
-  if (flow >= by_flow_.size()) by_flow_.resize(flow + 1, nullptr);
-  by_flow_[flow] = &f;
-  return f;
+uint32_t Scoreboard::find_slot(uint32_t flow) const {
+  if (flow < kFlowIndex) return flow < by_flow_.size() && by_flow_[flow] ? by_flow_[flow] - 1 : kNil;
+  auto it = big_.find(flow);
+  return it == big_.end() ? kNil : it->second;
 }
 
-Scoreboard::Flow* Scoreboard::find_flow(uint32_t flow) {
-  if (flow < by_flow_.size()) return by_flow_[flow];
-  if (flow < kFlowIndex) return nullptr;
-  auto it = flows_.find(flow);
-  return it == flows_.end() ? nullptr : &it->second;
+uint32_t Scoreboard::slot_at(uint32_t flow) {
+  if (const uint32_t s = find_slot(flow); s != kNil) return s;
+  const uint32_t s = static_cast<uint32_t>(hot_.size());
+  hot_.emplace_back();
+  matched_.push_back(false);
+  flow_of_.push_back(flow);
+  count_.push_back(0);
+  cold_.emplace_back();
+  if (flow < kFlowIndex) {
+    if (flow >= by_flow_.size()) by_flow_.resize(std::min<size_t>(std::max<size_t>(flow + 1, by_flow_.size() * 2), kFlowIndex), 0);
+    by_flow_[flow] = s + 1;
+  } else {
+    big_[flow] = s;
+  }
+  return s;
+}
+
+uint32_t Scoreboard::new_item(uint64_t id, uint64_t digest, Ps t) {
+  uint32_t i = free_;
+  if (i != kNil) {
+    free_ = items_[i].next;
+  } else {
+    i = static_cast<uint32_t>(items_.size());
+    items_.emplace_back();
+  }
+  items_[i] = {id, digest, t, kNil};
+  return i;
+}
+
+void Scoreboard::unlink(uint32_t s, uint32_t prev, uint32_t i) {
+  Hot& h = hot_[s];
+  const uint32_t nx = items_[i].next;
+  if (prev == kNil)
+    h.head = nx;
+  else
+    items_[prev].next = nx;
+  if (h.tail == i) h.tail = prev;
+  --count_[s];
+  free_item(i);
+}
+
+std::vector<uint32_t> Scoreboard::slots_by_flow() const {
+  std::vector<uint32_t> v(hot_.size());
+  for (uint32_t s = 0; s < v.size(); ++s) v[s] = s;
+  std::sort(v.begin(), v.end(), [&](uint32_t a, uint32_t b) { return flow_of_[a] < flow_of_[b]; });
+  return v;
 }
 
 void Scoreboard::expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
-  Flow& f = flow_at(flow);
+  const uint32_t s = slot_at(flow);
   ++c_.expected;
-  if (ordered_)
-    f.push({id, digest, t});
+  ++count_[s];
+  if (!ordered_) {
+    cold(s).pending[id] = {id, digest, t, kNil};
+    return;
+  }
+  const uint32_t i = new_item(id, digest, t);
+  Hot& h = hot_[s];
+  if (h.tail == kNil)
+    h.head = i;
   else
-    f.c().pending[id] = {id, digest, t};
+    items_[h.tail].next = i;
+  h.tail = i;
 }
 
 void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
-  Flow* fp = find_flow(flow);
-  if (!fp) {
+  const uint32_t s = find_slot(flow);
+  if (s == kNil) {
     ++c_.unexpected;
     error(fmt::format("flow {} id {} at {} was never sent", flow, id, format_time(t)));
     return;
   }
-  Flow& f = *fp;
   auto check = [&](const Item& it) {
     if (it.digest != digest) {
       ++c_.corrupted;
@@ -54,11 +99,12 @@ void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
     }
   };
   if (!ordered_) {
-    Cold& cd = f.c();
+    Cold& cd = cold(s);
     auto it = cd.pending.find(id);
     if (it != cd.pending.end()) {
       check(it->second);
       cd.pending.erase(it);
+      --count_[s];
       cd.done[id] = true;
     } else if (cd.done.count(id)) {
       ++c_.duplicated;
@@ -69,23 +115,25 @@ void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
     }
     return;
   }
-  if (f.n && f.at(0).id == id) {
-    check(f.at(0));
-    f.pop();
-    f.any_matched = true;
-    f.last_matched = id;
+  Hot& h = hot_[s];
+  if (h.head != kNil && items_[h.head].id == id) {
+    check(items_[h.head]);
+    unlink(s, kNil, h.head);
+    matched_[s] = true;
+    h.last_matched = id;
     return;
   }
-  const int k = f.find(id);
-  if (k >= 0) {
+  uint32_t prev = kNil;
+  for (uint32_t i = h.head; i != kNil; prev = i, i = items_[i].next) {
+    if (items_[i].id != id) continue;
     ++c_.reordered;
-    error(fmt::format("flow {} id {} at {} delivered before id {}", flow, id, format_time(t), f.at(0).id));
-    if (f.at(static_cast<size_t>(k)).digest != digest) ++c_.corrupted;
-    f.c().early.insert(id);
-    f.erase(static_cast<size_t>(k));
+    error(fmt::format("flow {} id {} at {} delivered before id {}", flow, id, format_time(t), items_[h.head].id));
+    if (items_[i].digest != digest) ++c_.corrupted;
+    cold(s).early.insert(id);
+    unlink(s, prev, i);
     return;
   }
-  if ((f.any_matched && id <= f.last_matched) || (f.cold && f.cold->early.count(id))) {
+  if ((matched_[s] && id <= h.last_matched) || (cold_[s] && cold_[s]->early.count(id))) {
     ++c_.duplicated;
     error(fmt::format("flow {} id {} at {} delivered twice", flow, id, format_time(t)));
     return;
@@ -95,36 +143,41 @@ void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
 }
 
 void Scoreboard::discard(uint32_t flow, uint64_t id) {
-  auto fit = flows_.find(flow);
-  if (fit == flows_.end()) return;
-  Flow& f = fit->second;
+  const uint32_t s = find_slot(flow);
+  if (s == kNil) return;
   if (ordered_) {
-    const int k = f.find(id);
-    if (k < 0) return;
-    f.erase(static_cast<size_t>(k));
+    uint32_t prev = kNil, i = hot_[s].head;
+    while (i != kNil && items_[i].id != id) prev = i, i = items_[i].next;
+    if (i == kNil) return;
+    unlink(s, prev, i);
   } else {
-    if (!f.cold || !f.cold->pending.erase(id)) return;
+    if (!cold_[s] || !cold_[s]->pending.erase(id)) return;
+    --count_[s];
   }
   ++c_.discarded;
 }
 
 uint64_t Scoreboard::outstanding() const {
   uint64_t n = 0;
-  for (auto& [k, f] : flows_) n += ordered_ ? f.n : f.pending_size();
+  for (uint32_t c : count_) n += c;
   return n;
 }
 
 const Scoreboard::Counts& Scoreboard::finish() {
   if (finished_) return c_;
   finished_ = true;
-  for (auto& [flow, f] : flows_) {
-    size_t n = ordered_ ? f.n : f.pending_size();
+  for (uint32_t s : slots_by_flow()) {
+    const size_t n = count_[s];
     if (n == 0) continue;
     c_.lost += n;
-    uint64_t first = ordered_ ? f.at(0).id : f.cold->pending.begin()->first;
-    if (!ordered_)  // unordered_map order is unspecified: report the lowest id
-      for (auto& [id, it] : f.cold->pending) first = std::min(first, id);
-    error(fmt::format("flow {}: {} never delivered (first id {})", flow, n, first));
+    uint64_t first = 0;
+    if (ordered_) {
+      first = items_[hot_[s].head].id;
+    } else {  // unordered_map order is unspecified: report the lowest id
+      first = cold_[s]->pending.begin()->first;
+      for (auto& [id, it] : cold_[s]->pending) first = std::min(first, id);
+    }
+    error(fmt::format("flow {}: {} never delivered (first id {})", flow_of_[s], n, first));
   }
   return c_;
 }

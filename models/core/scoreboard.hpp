@@ -32,21 +32,6 @@ class Scoreboard {
 
   /// `ordered`: per-flow order is promised (otherwise only exactly-once and integrity).
   explicit Scoreboard(std::string name, bool ordered = true) : name_(std::move(name)), ordered_(ordered) {}
-  // Copies rebuild the flow index (it points into flows_); moves keep it (map nodes move with the map).
-  Scoreboard(const Scoreboard& o)
-      : name_(o.name_), ordered_(o.ordered_), finished_(o.finished_), flows_(o.flows_), c_(o.c_), lat_(o.lat_),
-        errors_(o.errors_) {
-    reindex();
-  }
-  Scoreboard& operator=(const Scoreboard& o) {
-    if (this != &o) {
-      Scoreboard t(o);
-      *this = std::move(t);
-    }
-    return *this;
-  }
-  Scoreboard(Scoreboard&&) = default;
-  Scoreboard& operator=(Scoreboard&&) = default;
 
   void expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t);
   void observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t);
@@ -64,90 +49,55 @@ class Scoreboard {
   const std::string& name() const { return name_; }
 
  private:
+  // Layout for systems with thousands of flows, each transaction touching its flow twice about a
+  // microsecond apart (docs/system.md "Figures"): a flow is a slot number; its hot state (the
+  // ordered-mode FIFO's ends, the last id matched) is 16 bytes in one dense vector; its registered
+  // items are a linked FIFO in one item pool whose freed entries are reused last-in first-out, so an
+  // expect writes where an observe just read. What only unordered mode or a reorder needs is apart.
+  static constexpr uint32_t kNil = ~0u;
   struct Item {
     uint64_t id;
     uint64_t digest;
     Ps t;
+    uint32_t next;  // the flow's next item (ordered mode), or the next free entry
   };
-  // Per flow, the hot part is small (a systems run has one flow per {src, dst, VC}, thousands of them,
-  // and each transaction touches its flow twice): the ordered-mode FIFO is a ring of Items; what only
-  // unordered mode or a reorder needs lives apart, allocated on first use.
+  struct Hot {
+    uint32_t head = kNil, tail = kNil;  // ordered mode: the FIFO of registered items
+    uint64_t last_matched = 0;          // valid once the flow matched (matched_ bit)
+  };
   struct Cold {
     std::unordered_map<uint64_t, Item> pending;  // unordered mode
     std::unordered_map<uint64_t, bool> done;     // unordered mode: delivered ids
     std::unordered_set<uint64_t> early;          // ordered mode: ids delivered out of order
   };
-  struct Flow {
-    std::vector<Item> ring;  // ordered mode: FIFO of registered items, power-of-two capacity
-    uint32_t head = 0, n = 0;
-    bool any_matched = false;
-    uint64_t last_matched = 0;
-    std::unique_ptr<Cold> cold;
-
-    Flow() = default;
-    Flow(const Flow& o)
-        : ring(o.ring), head(o.head), n(o.n), any_matched(o.any_matched), last_matched(o.last_matched),
-          cold(o.cold ? std::make_unique<Cold>(*o.cold) : nullptr) {}
-    Flow& operator=(const Flow& o) {
-      if (this != &o) {
-        Flow t(o);
-        *this = std::move(t);
-      }
-      return *this;
-    }
-    Flow(Flow&&) = default;
-    Flow& operator=(Flow&&) = default;
-
-    Cold& c() {
-      if (!cold) cold = std::make_unique<Cold>();
-      return *cold;
-    }
-    size_t pending_size() const { return cold ? cold->pending.size() : 0; }
-    Item& at(size_t k) { return ring[(head + k) & (ring.size() - 1)]; }
-    const Item& at(size_t k) const { return ring[(head + k) & (ring.size() - 1)]; }
-    void push(const Item& it) {
-      if (n == ring.size()) {
-        std::vector<Item> nb(ring.empty() ? 4 : ring.size() * 2);
-        for (uint32_t k = 0; k < n; ++k) nb[k] = at(k);
-        ring.swap(nb);
-        head = 0;
-      }
-      at(n) = it;
-      ++n;
-    }
-    void pop() {
-      head = (head + 1) & static_cast<uint32_t>(ring.size() - 1);
-      --n;
-    }
-    void erase(size_t k) {  // keeps the order of the others
-      for (size_t j = k; j + 1 < n; ++j) at(j) = at(j + 1);
-      --n;
-    }
-    int find(uint64_t id) const {
-      for (uint32_t k = 0; k < n; ++k)
-        if (at(k).id == id) return static_cast<int>(k);
-      return -1;
-    }
-  };
   std::string name_;
   bool ordered_;
   bool finished_ = false;
-  std::map<uint32_t, Flow> flows_;
-  // flows_ nodes by flow number (flows below kFlowIndex; nodes are never erased,
-  // so the pointers stay valid): O(1) lookups per transaction instead of the map walk.
-  // 2^21: the dense flow numbers of the largest systems ((src * 1024 + dst) * 2 + VC) stay off the map.
+  // Flow number -> slot + 1 (0: none) for flows below kFlowIndex (2^21 covers the dense flow numbers
+  // of the largest systems, (src * 1024 + dst) * 2 + VC); the map for the others.
   static constexpr uint32_t kFlowIndex = 1u << 21;
-  std::vector<Flow*> by_flow_;
-  Flow& flow_at(uint32_t flow);
-  Flow* find_flow(uint32_t flow);
-  void reindex() {
-    by_flow_.clear();
-    for (auto& [k, f] : flows_)
-      if (k < kFlowIndex) {
-        if (k >= by_flow_.size()) by_flow_.resize(k + 1, nullptr);
-        by_flow_[k] = &f;
-      }
+  std::vector<uint32_t> by_flow_;
+  std::map<uint32_t, uint32_t> big_;
+  std::vector<Hot> hot_;             // [slot]
+  std::vector<bool> matched_;        // [slot]: the flow matched an item (last_matched valid)
+  std::vector<uint32_t> flow_of_;    // [slot]: its flow number
+  std::vector<uint32_t> count_;      // [slot]: items registered and not yet delivered or discarded
+  std::vector<std::unique_ptr<Cold>> cold_;  // [slot]
+  std::vector<Item> items_;
+  uint32_t free_ = kNil;
+  uint32_t slot_at(uint32_t flow);    // creates the flow
+  uint32_t find_slot(uint32_t flow) const;  // kNil: never seen
+  Cold& cold(uint32_t s) {
+    if (!cold_[s]) cold_[s] = std::make_unique<Cold>();
+    return *cold_[s];
   }
+  uint32_t new_item(uint64_t id, uint64_t digest, Ps t);
+  void free_item(uint32_t i) {
+    items_[i].next = free_;
+    free_ = i;
+  }
+  void unlink(uint32_t s, uint32_t prev, uint32_t i);  // removes item i (after prev, kNil: the head)
+  std::vector<uint32_t> slots_by_flow() const;
   Counts c_;
   Samples lat_;
   std::vector<std::string> errors_;
