@@ -960,7 +960,14 @@ BenchResult bench_of(const RunConfig& cfg, const SysConfig& c, S& sys, uint64_t 
   t.row({"commands delivered / per wall-second", fmt::format("{} / {:.3g}", cmds, static_cast<double>(cmds) / wall)});
   t.row({"delivered per XPU (mean, Gb/s) / offered", fmt::format("{:.1f} / {:.1f}", mean(tp.rx), tp.offered)});
   t.row({"Jain over XPUs / plane imbalance", fmt::format("{:.4f} / {:.3f}", tp.jain, tp.plane_imbalance)});
+  t.row({"wall time per command delivered / per flit-hop",
+         fmt::format("{:.0f} ns / {:.0f} ns", cmds ? 1e9 * wall / static_cast<double>(cmds) : 0.0,
+                     hops ? 1e9 * wall / static_cast<double>(hops) : 0.0)});
   t.row({"peak memory", fmt::format("{:.1f} MiB", peak_rss_mib())});
+  const double fhps_now = wall > 0 ? static_cast<double>(hops) / wall : 0.0;
+  t.row({"targets (docs/system.md \"Figures\"): >= 1e7 flit-hops/s per core, < 1024 MiB",
+         fmt::format("speed {} ({:.2f}x of it), memory {}", fhps_now >= 1e7 ? "met" : "NOT met", fhps_now / 1e7,
+                     peak_rss_mib() < 1024 ? "met" : "NOT met")});
   t.row({"checks (no duplicate, corruption, reorder, drop, CBFC or frame error)", clean ? "clean" : "ERRORS"});
   BenchResult r;
   r.text = t.str();
@@ -995,6 +1002,7 @@ BenchResult bench_of(const RunConfig& cfg, const SysConfig& c, S& sys, uint64_t 
             {"cpu_s", cpu}, {"sim_ns_per_wall_s", sim_ns / wall}, {"sim_ns_per_cpu_s", sim_ns / cpu}, {"flit_hops", hops},
             {"flit_hops_per_s", fhps}, {"flit_hops_per_cpu_s", static_cast<double>(hops) / cpu},
             {"commands", cmds}, {"peak_rss_mib", peak_rss_mib()}, {"clean", clean}, {"jain", tp.jain},
+            {"target_flit_hops_per_s", 1e7}, {"speed_target_met", fhps >= 1e7}, {"memory_target_met", peak_rss_mib() < 1024},
             {"plane_imbalance", tp.plane_imbalance}, {"delivered_gbps_per_xpu", mean(tp.rx)},
             {"profile_s", {{"tx", pr.tx}, {"rx", pr.rx}, {"xpu", pr.xpu}, {"mac", pr.net}, {"switch", pr.sw}}}};
   return r;

@@ -189,6 +189,13 @@ expect_usage "waves-from without waves" "--waves-from needs --waves" -- run cbfc
 # bench prints the overhead as its last line
 "$COSIM" bench cbfc --cycles 20000 >bench.txt && tail -1 bench.txt | grep -Eq "^systemc_overhead [0-9]+\.[0-9]+$" && ok || bad "bench: $(tail -2 bench.txt)"
 
+# system: a quick bench (16 XPUs); it states the targets and whether this run met them (text and JSON)
+"$COSIM" bench system --cycles 1000 --set xpus=16 --set warmup_cycles=500 --json sysb.json >sysb.txt
+rc=$?
+[ $rc -eq 0 ] && grep -Eq "^ targets .* speed (met|NOT met) \([0-9.]+x of it\), memory (met|NOT met)$" sysb.txt && ok || bad "bench system: exit $rc, $(grep targets sysb.txt)"
+python3 -c "import json; j=json.load(open('sysb.json')); assert j['clean'] and j['flit_hops']>0 and j['nic']=='flit' and j['speed_target_met']==(j['flit_hops_per_s']>=j['target_flit_hops_per_s']) and j['memory_target_met']==(j['peak_rss_mib']<1024)" \
+  && ok || bad "bench system json"
+
 # dragonfly: a quick bench (reduced fabric) and a PAR run; the full-size figures are in docs/switch.md
 DF="--set g=9 --set a=4 --set p=2 --set h=2 --set warmup_cycles=500"
 "$COSIM" bench dragonfly --cycles 1000 $DF --json dfb.json >dfb.txt
