@@ -244,11 +244,20 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
 
   // Priority levels, highest first.
   for (int lv = 7; lv >= 0; --lv) {
-    std::vector<unsigned> cl;
+    unsigned n = 0;
     for (unsigned c = 0; c < C_; ++c)
-      if (p_.classes[c].priority == static_cast<unsigned>(lv)) cl.push_back(c);
-    if (!cl.empty()) levels_.push_back(cl);
+      if (p_.classes[c].priority == static_cast<unsigned>(lv)) {
+        lvl_cls_[nlv_][n++] = static_cast<uint8_t>(c);
+        lvl_mask_[nlv_] |= 1u << c;
+      }
+    if (n != 0) lvl_n_[nlv_++] = static_cast<uint8_t>(n);
   }
+  for (unsigned c = 0; c < C_; ++c) {
+    quantum_[c] = static_cast<int64_t>(p_.classes[c].weight) * p_.mtu_bytes;
+    if (p_.fc == FlowControl::cbfc && p_.classes[c].lossless) credit_mask_ |= 1u << c;
+  }
+  gbps_ = static_cast<double>(p_.port_gbps);
+  flit_log2_ = log2u(p_.flit_bytes);
 
   if (p_.fc == FlowControl::cbfc) {
     cp_.num_classes = C_;
@@ -365,7 +374,7 @@ void Switch::inject(unsigned port, Packet p) {
     throw std::invalid_argument(
         fmt::format("switch: packet {} bytes={} out of range (allowed 1..{})", p.id, p.bytes, p_.mtu_bytes));
   Ing& g = ing_[port];
-  if (p.t_in_last < 0) p.t_in_last = p.t_in + p_.serialization(p.bytes);
+  if (p.t_in_last < 0) p.t_in_last = p.t_in + ser_ps(p.bytes);
   if (p.t_in < g.last_in_last || p.t_in_last < p.t_in)
     throw std::invalid_argument(fmt::format(
         "switch: packet {} on port {} overlaps the previous one (t_in={} ps < previous last byte {} ps)", p.id, port,
@@ -419,6 +428,15 @@ void Switch::egress_wire_busy(unsigned port, Ps dur) {
 
 // ------------------------------------------------------------------ tick
 
+// The first edge at which egress e can grant (schedule() runs only at an edge
+// with T >= xbar_free, wire_free < T + d_out + P and T >= elig_lb) or a granted
+// head reaches the pin. Grants and departures recompute it; admissions lower it.
+inline void Switch::egress_due(unsigned e) {
+  const Egr& g = egr_[e];
+  Ps d = g.leaving.empty() ? kNever : g.leaving.front().t_head_out;
+  if (g.queued != 0) d = std::min(d, std::max({g.xbar_free, g.wire_free - d_out_ - P_ + 1, elig_lb_[e]}));
+  eg_due_[e] = d;
+}
 // Prefetches the packets the due arrivals and departures of this edge will
 // read, and the egress state, so that their cache misses overlap instead of
 // following one another (a hint only: nothing depends on it).
@@ -562,15 +580,6 @@ void Switch::tick() {
   now_ += P_;
 }
 
-// The first edge at which egress e can grant (schedule() runs only at an edge
-// with T >= xbar_free, wire_free < T + d_out + P and T >= elig_lb) or a granted
-// head reaches the pin. Grants and departures recompute it; admissions lower it.
-void Switch::egress_due(unsigned e) {
-  const Egr& g = egr_[e];
-  Ps d = g.leaving.empty() ? kNever : g.leaving.front().t_head_out;
-  if (g.queued != 0) d = std::min(d, std::max({g.xbar_free, g.wire_free - d_out_ - P_ + 1, elig_lb_[e]}));
-  eg_due_[e] = d;
-}
 // ------------------------------------------------------------------ admission
 
 uint64_t Switch::xoff_dyn() const {
@@ -609,7 +618,7 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
   }
   if (e < 0 || e >= static_cast<int>(R_)) return drop(pk, DropReason::no_route), false;
   pk.egress_port = static_cast<int16_t>(e);
-  const uint32_t n = p_.cells(pk.bytes);
+  const uint32_t n = (pk.bytes + p_.flit_bytes - 1) >> flit_log2_;  // p_.cells(): flit_bytes is a power of 2
   const ClassCfg& cc = p_.classes[c];
   Ing& g = ing_[i];
   const uint32_t ec = static_cast<uint32_t>(e) * C_ + co;
@@ -719,7 +728,24 @@ bool Switch::upstream_xoff(unsigned port, unsigned cls) const { return ing_[port
 int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
   const size_t ec = static_cast<size_t>(e) * C_ + c;
   const uint64_t* words = &nonempty_[ec * W_];
+  const Voq* vq = &voq_[ec * R_];
   const unsigned start = egr_[e].k[c].rr_in;
+  if (W_ == 1) {  // one word: bits from start up, then the bits below start
+    const uint64_t all = words[0];
+    for (uint64_t m = all & (~uint64_t{0} << start); m; m &= m - 1) {
+      const unsigned i = static_cast<unsigned>(__builtin_ctzll(m));
+      const Ps te = vq[i].head_elig;
+      if (te <= now_) return static_cast<int>(i);
+      next_elig = std::min(next_elig, te);
+    }
+    for (uint64_t m = all & ((uint64_t{1} << start) - 1); m; m &= m - 1) {
+      const unsigned i = static_cast<unsigned>(__builtin_ctzll(m));
+      const Ps te = vq[i].head_elig;
+      if (te <= now_) return static_cast<int>(i);
+      next_elig = std::min(next_elig, te);
+    }
+    return -1;
+  }
   const unsigned w0 = start / 64, b0 = start % 64;
   for (unsigned k = 0; k <= W_; ++k) {
     const unsigned w = w0 + k < W_ ? w0 + k : w0 + k - W_;
@@ -728,7 +754,7 @@ int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
     if (k == W_) m &= (uint64_t{1} << b0) - 1;
     while (m) {
       const unsigned i = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
-      const Ps te = voq_[ec * R_ + i].head_elig;
+      const Ps te = vq[i].head_elig;
       if (te <= now_) return static_cast<int>(i);
       next_elig = std::min(next_elig, te);
       m &= m - 1;
@@ -740,29 +766,31 @@ int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
 void Switch::schedule(unsigned e) {
   const Ps T = now_;
   Egr& g = egr_[e];
+  const size_t ec0 = static_cast<size_t>(e) * C_;
   std::array<int, kMaxClasses> cand;
-  bool any = false, any_head = false;
+  uint32_t cand_mask = 0;  // bit c: cand[c] is a candidate input
+  bool any_head = false;
   Ps next_elig = kNever;
   for (unsigned c = 0; c < C_; ++c) {
-    cand[c] = -1;
     if (g.k[c].qp == 0) continue;
     const int i = pick_input(e, c, next_elig);
     if (i < 0) continue;
     any_head = true;
-    PortClassStats& s = st_[e * C_ + c];
-    const Slot& head = pool_[voq_[(static_cast<size_t>(e) * C_ + c) * R_ + i].head];
-    if (fc_ == FlowControl::cbfc && p_.classes[c].lossless && tx_avail_[e * C_ + c] < head.cells) {
-      s.credit_stall += P_;
-      continue;
+    if (credit_mask_ >> c & 1u) {  // CBFC lossless class: the head needs its cells in credits
+      const Slot& head = pool_[voq_[(ec0 + c) * R_ + static_cast<unsigned>(i)].head];
+      if (tx_avail_[ec0 + c] < head.cells) {
+        st_[ec0 + c].credit_stall += P_;
+        continue;
+      }
     }
     if (fc_ == FlowControl::pfc && g.paused_until[c] > T) {
-      s.pause_stall += P_;
+      st_[ec0 + c].pause_stall += P_;
       continue;
     }
     cand[c] = i;
-    any = true;
+    cand_mask |= 1u << c;
   }
-  if (!any) {
+  if (cand_mask == 0) {
     // No head eligible: none can be before next_elig (every head was seen), and
     // until then this call has no effect. Held heads (credits, pause) keep
     // elig_lb_ <= now: their stall time is counted on every edge.
@@ -772,22 +800,19 @@ void Switch::schedule(unsigned e) {
 
   // Strict priority between levels; DWRR (bytes) between the classes of a level.
   int chosen = -1;
-  for (size_t lv = 0; lv < levels_.size() && chosen < 0; ++lv) {
-    const std::vector<unsigned>& L = levels_[lv];
-    bool lv_any = false;
-    for (unsigned c : L) lv_any |= cand[c] >= 0;
-    if (!lv_any) continue;
-    if (L.size() == 1) {
+  for (unsigned lv = 0; lv < nlv_ && chosen < 0; ++lv) {
+    if ((lvl_mask_[lv] & cand_mask) == 0) continue;
+    const unsigned m = lvl_n_[lv];
+    const uint8_t* L = lvl_cls_[lv].data();
+    if (m == 1) {
       chosen = static_cast<int>(L[0]);
       break;
     }
-    const size_t m = L.size();
     unsigned idx = g.drr_cur[lv] % m;
-    for (size_t step = 0; step <= 2 * m + 1; ++step) {
+    for (unsigned step = 0; step <= 2 * m + 1; ++step) {
       const unsigned c = L[idx];
-      if (cand[c] >= 0) {
-        const uint32_t bytes =
-            pool_[voq_[(static_cast<size_t>(e) * C_ + c) * R_ + static_cast<unsigned>(cand[c])].head].p.bytes;
+      if (cand_mask >> c & 1u) {
+        const uint32_t bytes = pool_[voq_[(ec0 + c) * R_ + static_cast<unsigned>(cand[c])].head].p.bytes;
         if (g.k[c].deficit >= static_cast<int64_t>(bytes)) {
           g.k[c].deficit -= bytes;
           g.drr_cur[lv] = idx;
@@ -797,7 +822,7 @@ void Switch::schedule(unsigned e) {
       }
       idx = idx + 1 == m ? 0 : idx + 1;
       const unsigned nc = L[idx];
-      if (cand[nc] >= 0) g.k[nc].deficit += static_cast<int64_t>(p_.classes[nc].weight) * p_.mtu_bytes;
+      if (cand_mask >> nc & 1u) g.k[nc].deficit += quantum_[nc];
     }
   }
   if (chosen < 0) return;  // unreachable: a quantum is at least one MTU
@@ -845,13 +870,13 @@ void Switch::schedule(unsigned e) {
   }
 
   // Times: the head leaves when the pipeline, the wire and (cut-through) the tail allow.
-  const Ps ser = p_.serialization(pk.bytes);
+  const Ps ser = ser_ps(pk.bytes);
   Ps head = std::max(T + d_out_, g.wire_free);
   head = std::max(head, pk.t_in_last + latency_ - ser);  // never underrun the tail
   pk.t_scheduled = T;
   pk.t_head_out = head;
   pk.t_tail_out = head + ser;
-  g.wire_free = head + p_.serialization(static_cast<uint64_t>(pk.bytes) + p_.overhead_bytes);
+  g.wire_free = head + ser_ps(static_cast<uint64_t>(pk.bytes) + p_.overhead_bytes);
   g.xbar_free = T + static_cast<Ps>(cells) * P_;
   if (g.reading.empty()) {
     rd_due_[e] = head - d_out_ + ser;  // after this edge: ser > 0
@@ -861,7 +886,7 @@ void Switch::schedule(unsigned e) {
   if (g.leaving.empty()) lv_slot_[e] = sidx;
   g.leaving.push_back({head, sidx});
 
-  if (fc_ == FlowControl::cbfc && p_.classes[c].lossless) {
+  if (credit_mask_ >> c & 1u) {
     tx_v_[e] = 1;
     file(kTx, e, T, cycle_);  // the sender takes it at this edge (tick_cbfc)
     g.tx_c = static_cast<uint8_t>(c);

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -332,7 +333,21 @@ class Switch {
   std::vector<uint32_t> xoff_list_;           // (i*C+c) in XOFF
   std::vector<uint32_t> paused_list_;         // (e*C+c) whose paused_until may lie after now (PFC)
   std::vector<uint64_t> pause_busy_;          // egress: PFC frames from downstream not yet applied (bitset)
-  std::vector<std::vector<unsigned>> levels_; // classes by priority level, highest first
+  // Classes by priority level, highest first: nlv_ levels, level lv has
+  // lvl_n_[lv] classes lvl_cls_[lv][0..] (bit c of lvl_mask_[lv]).
+  unsigned nlv_ = 0;
+  std::array<uint8_t, kMaxClasses> lvl_n_{};
+  std::array<uint32_t, kMaxClasses> lvl_mask_{};
+  std::array<std::array<uint8_t, kMaxClasses>, kMaxClasses> lvl_cls_{};
+  std::array<int64_t, kMaxClasses> quantum_{};  // DWRR quantum: weight x MTU
+  uint32_t credit_mask_ = 0;  // bit c: class c is lossless with CBFC (credit-backed)
+  double gbps_ = 0;           // port rate, for ser_ps()
+  unsigned flit_log2_ = 0;
+  // p_.serialization(bytes), the same arithmetic, inline.
+  Ps ser_ps(uint64_t bytes) const {
+    const double ps = static_cast<double>(bytes) * 8000.0 / gbps_;
+    return static_cast<Ps>(std::ceil(ps - 1e-9));
+  }
   std::vector<int16_t> route_;
   RouteFn route_fn_;
   core::Rng ecn_rng_;
