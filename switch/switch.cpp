@@ -266,11 +266,14 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     cp_.credit_unit_log2 = log2u(p_.flit_bytes);
     cp_.timer_width = 16;
     // Receiver configuration as cbfc::RxModel samples it at reset (refresh off).
-    const uint32_t cmask = cp_.cnt_mask();
+    const uint32_t cmask = cmask_ = cp_.cnt_mask();
     rx_thr_ = p_.cbfc_threshold & cmask;
     if (rx_thr_ == 0) rx_thr_ = 1;
     rx_tmr_max_ = p_.cbfc_timer & ((1u << cp_.timer_width) - 1u);
     rxc_.resize(R_);
+    rx_ranks_ = 4 * W_ * 64;
+    rx_port_.assign(rx_ranks_, 0);
+    rx_batch_.assign(rx_ranks_ / 64, 0);
     for (unsigned i = 0; i < R_; ++i) {
       RxCredit& r = rxc_[i];
       for (unsigned c = 0; c < C_; ++c) r.k[c].buf = r.k[c].limit = (p_.classes[c].lossless ? p_.cbfc_buf_cells : 0) & cmask;
@@ -934,10 +937,15 @@ void Switch::release(unsigned e) {
 // "Receiver" steps 1-6) with the arrival (rx_c, rx_need credits) and free
 // (fr_c, fr_need credits) presented at this edge (class -1: none). Emits the
 // credit update, sets rx_due_[i] and returns whether anything is pending.
-bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need) {
+void Switch::rx_error(unsigned i, uint32_t ovf, uint32_t unf) {
+  throw std::logic_error(
+      fmt::format("switch: CBFC receiver error on port {} (overflow {:#x} underflow {:#x})", i, ovf, unf));
+}
+
+inline bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need) {
   RxCredit& r = rxc_[i];
   const uint64_t t = cycle_;
-  const uint32_t cmask = cp_.cnt_mask();
+  const uint32_t cmask = cmask_;
   // 1., 2. Arrival and free, both checked against the occupancy before the edge
   // (an overflowing arrival is dropped, an underflowing free ignored; the error
   // is thrown at the end of the edge, after its credit update, as the switch
@@ -1004,9 +1012,7 @@ bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t 
       due = std::min(due, std::max(t + 1, r.k[c].rst + 1 + rx_tmr_max_));
   }
   rx_due_[i] = due;
-  if (ovf | unf)
-    throw std::logic_error(
-        fmt::format("switch: CBFC receiver error on port {} (overflow {:#x} underflow {:#x})", i, ovf, unf));
+  if (__builtin_expect((ovf | unf) != 0, 0)) rx_error(i, ovf, unf);
   return busy;
 }
 
@@ -1017,9 +1023,25 @@ void Switch::rx_wake(unsigned i) {
   rx_due_[i] = cycle_;
   file_at(kRx, i, cycle_);
   if (!g.rx_active) {
+    if (rx_seq_next_ == rx_ranks_) rx_compact();
     g.rx_active = true;
-    rx_seq_[i] = rx_seq_next_++;
+    rx_seq_[i] = rx_seq_next_;
+    rx_port_[rx_seq_next_++] = static_cast<uint16_t>(i);
   }
+}
+
+// Renumbers the active receivers 0, 1, ... in the order of their ranks (at most
+// R_ of 4 x 64 x W_ ranks are in use, so this runs at most once every 3 R_ activations).
+void Switch::rx_compact() {
+  uint32_t n = 0;
+  for (uint32_t r = 0; r < rx_seq_next_; ++r) {
+    const unsigned p = rx_port_[r];
+    if (ing_[p].rx_active && rx_seq_[p] == r) {  // else stale: n <= r, so a renumbered port never matches again
+      rx_seq_[p] = n;
+      rx_port_[n++] = static_cast<uint16_t>(p);
+    }
+  }
+  rx_seq_next_ = n;
 }
 
 void Switch::tick_cbfc() {
@@ -1028,45 +1050,55 @@ void Switch::tick_cbfc() {
   // active (Ing::rx_active) and filed in calendar kRx at rx_due_. The ones due at
   // this edge are stepped in order of activation (rx_seq_); the others are as
   // the model would be after an edge without input or request.
-  rx_batch_.clear();
+  // Due receivers by rank: a bitset of ranks, walked in increasing order.
+  uint64_t* const batch = rx_batch_.data();
+  bool any = false;
   drain_slot(slot(kRx), W_, [&](unsigned i) {
-    if (rx_due_[i] <= cycle_)
-      rx_batch_.emplace_back(rx_seq_[i], i);
-    else if (rx_due_[i] != kNeverCycle)
+    if (rx_due_[i] <= cycle_) {
+      const uint32_t r = rx_seq_[i];
+      batch[r / 64] |= uint64_t{1} << (r % 64);
+      any = true;
+    } else if (rx_due_[i] != kNeverCycle) {
       file_at(kRx, i, rx_due_[i]);  // beyond the calendar: came round early
+    }
   });
-  if (rx_batch_.size() > 1) std::sort(rx_batch_.begin(), rx_batch_.end());
-  for (const auto& [seq, i] : rx_batch_) {
-    Ing& g = ing_[i];
-    int rx_c = -1, fr_c = -1;
-    uint32_t rx_m = 0, fr_m = 0;
-    // One arrival and one free per cycle, classes in round robin.
-    if (g.rx_mask != 0) {
-      const unsigned c = first_from(g.rx_mask, g.rr_rx);
-      rx_m = std::min(g.k[c].pend_rx, max_feed);
-      if ((g.k[c].pend_rx -= rx_m) == 0) g.rx_mask &= ~(1u << c);
-      rx_c = static_cast<int>(c);
-      g.rr_rx = c + 1 == C_ ? 0 : c + 1;
-    }
-    if (g.free_mask != 0) {
-      const unsigned c = first_from(g.free_mask, g.rr_free);
-      fr_m = std::min(g.k[c].pend_free, max_feed);
-      if ((g.k[c].pend_free -= fr_m) == 0) g.free_mask &= ~(1u << c);
-      fr_c = static_cast<int>(c);
-      g.rr_free = c + 1 == C_ ? 0 : c + 1;
-    }
+  const unsigned nbw = any ? (rx_seq_next_ + 63) / 64 : 0;
+  for (unsigned w = 0; w < nbw; ++w) {
+    uint64_t bm = batch[w];
+    batch[w] = 0;
+    for (; bm; bm &= bm - 1) {
+      const unsigned i = rx_port_[w * 64 + static_cast<unsigned>(__builtin_ctzll(bm))];
+      Ing& g = ing_[i];
+      int rx_c = -1, fr_c = -1;
+      uint32_t rx_m = 0, fr_m = 0;
+      // One arrival and one free per cycle, classes in round robin.
+      if (g.rx_mask != 0) {
+        const unsigned c = first_from(g.rx_mask, g.rr_rx);
+        rx_m = std::min(g.k[c].pend_rx, max_feed);
+        if ((g.k[c].pend_rx -= rx_m) == 0) g.rx_mask &= ~(1u << c);
+        rx_c = static_cast<int>(c);
+        g.rr_rx = c + 1 == C_ ? 0 : c + 1;
+      }
+      if (g.free_mask != 0) {
+        const unsigned c = first_from(g.free_mask, g.rr_free);
+        fr_m = std::min(g.k[c].pend_free, max_feed);
+        if ((g.k[c].pend_free -= fr_m) == 0) g.free_mask &= ~(1u << c);
+        fr_c = static_cast<int>(c);
+        g.rr_free = c + 1 == C_ ? 0 : c + 1;
+      }
 #if SW_CBFC_LOCKSTEP
-    const size_t n_fc = fc_out_.size();
+      const size_t n_fc = fc_out_.size();
 #endif
-    if (!rx_step(i, rx_c, rx_m, fr_c, fr_m))
-      g.rx_active = false;
-    else if (rx_due_[i] != kNeverCycle)
-      file_at(kRx, i, rx_due_[i]);
+      if (!rx_step(i, rx_c, rx_m, fr_c, fr_m))
+        g.rx_active = false;
+      else if (rx_due_[i] != kNeverCycle)
+        file_at(kRx, i, rx_due_[i]);
 #if SW_CBFC_LOCKSTEP
-    g.lk_cycle = cycle_;
-    g.lk_in = {rx_c, static_cast<int>(rx_m), fr_c, static_cast<int>(fr_m)};
-    g.lk_cu = fc_out_.size() > n_fc;
+      g.lk_cycle = cycle_;
+      g.lk_in = {rx_c, static_cast<int>(rx_m), fr_c, static_cast<int>(fr_m)};
+      g.lk_cu = fc_out_.size() > n_fc;
 #endif
+    }
   }
 #if SW_CBFC_LOCKSTEP
   // The twins, every one ticked on every edge (an idle model's edge changes none of its outputs).
@@ -1094,7 +1126,7 @@ void Switch::tick_cbfc() {
 
   // Senders: those filed for this edge (a transmit granted by schedule() or a
   // credit update due); one update per edge.
-  const uint32_t cmask = cp_.cnt_mask();
+  const uint32_t cmask = cmask_;
   visit(kTx, [&](unsigned e) {
     const bool cu = cu_due_[e] <= now_;
     const bool tx_v = tx_v_[e] != 0;
@@ -1106,7 +1138,7 @@ void Switch::tick_cbfc() {
     uint32_t consumed_new = 0, limit_new = 0, cu_class = 0, cu_limit = 0;
     if (tx_v) {
       const unsigned c = g.tx_c;
-      const uint32_t need = g.tx_len / p_.flit_bytes;
+      const uint32_t need = g.tx_len >> flit_log2_;  // tx_len / flit_bytes
       if (need <= ((g.k[c].tx_limit - g.k[c].tx_consumed) & cmask)) {
         tx_c = static_cast<int>(c);
         consumed_new = (g.k[c].tx_consumed + need) & cmask;
@@ -1133,8 +1165,8 @@ void Switch::tick_cbfc() {
     if (unf | ovf)  // the model's error outputs: thrown before avail is taken, as before
       throw std::logic_error(
           fmt::format("switch: CBFC sender error on port {} (underflow {:#x} overflow {:#x})", e, unf, ovf));
-    for (int c : {tx_c, cu_c})
-      if (c >= 0) tx_avail_[e * C_ + c] = (g.k[c].tx_limit - g.k[c].tx_consumed) & cmask;
+    if (tx_c >= 0) tx_avail_[e * C_ + tx_c] = (g.k[tx_c].tx_limit - g.k[tx_c].tx_consumed) & cmask;
+    if (cu_c >= 0) tx_avail_[e * C_ + cu_c] = (g.k[cu_c].tx_limit - g.k[cu_c].tx_consumed) & cmask;
 #if SW_CBFC_LOCKSTEP
     cbfc::TxIn& in = g.tin;
     in.tx_valid = tx_v;

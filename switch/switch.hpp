@@ -326,10 +326,17 @@ class Switch {
   std::vector<uint8_t> tx_v_;       // egress e has a CBFC transmit for its sender this tick (filed in kTx)
   std::vector<RxCredit> rxc_;       // CBFC receiver per ingress port (fc = cbfc)
   // Receivers with pending work are stepped in the order they became active
-  // (as a list appended on activation would visit them): rx_seq_ is that order.
-  std::vector<uint64_t> rx_seq_;
-  uint64_t rx_seq_next_ = 0;
-  std::vector<std::pair<uint64_t, unsigned>> rx_batch_;  // (rx_seq_, port) due at this edge
+  // (as a list appended on activation would visit them): rx_seq_ is that order,
+  // as a rank below rx_ranks_ (rx_seq_next_ is the next rank; when the ranks run
+  // out, rx_compact() renumbers the active receivers 0, 1, ... in the same
+  // order). rx_port_[r] is the receiver of rank r (stale once it is inactive
+  // or renumbered). rx_batch_ is a bitset of ranks, the receivers due at this
+  // edge, walked in increasing rank.
+  std::vector<uint32_t> rx_seq_;
+  uint32_t rx_seq_next_ = 0, rx_ranks_ = 0;
+  std::vector<uint16_t> rx_port_;
+  std::vector<uint64_t> rx_batch_;
+  uint32_t cmask_ = 0;              // cp_.cnt_mask()
   std::vector<uint32_t> xoff_list_;           // (i*C+c) in XOFF
   std::vector<uint32_t> paused_list_;         // (e*C+c) whose paused_until may lie after now (PFC)
   std::vector<uint64_t> pause_busy_;          // egress: PFC frames from downstream not yet applied (bitset)
@@ -373,6 +380,8 @@ class Switch {
   void tick_cbfc();
   bool rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need);
   void rx_wake(unsigned i);
+  void rx_compact();
+  [[noreturn]] __attribute__((noinline, cold)) void rx_error(unsigned i, uint32_t ovf, uint32_t unf);
   void sample();
   void prefetch_due();
 };
