@@ -239,7 +239,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
   arr_slot_.assign(R_, -1);
   lv_slot_.assign(R_, -1);
   rx_seq_.assign(R_, 0);
-  tx_v_.assign(R_, 0);
+  tx_edge_.assign(R_, kNeverCycle);
   pool_.reserve(4096);
 
   // Priority levels, highest first.
@@ -890,10 +890,21 @@ void Switch::schedule(unsigned e) {
   g.leaving.push_back({head, sidx});
 
   if (credit_mask_ >> c & 1u) {
-    tx_v_[e] = 1;
-    file(kTx, e, T, cycle_);  // the sender takes it at this edge (tick_cbfc)
+    // The CBFC sender's transmit of this edge (one credit per cell), applied
+    // here: the check above (cells <= avail) is the model's, so it cannot
+    // underflow, and nothing reads tx_avail_[e] before the end of the edge.
+    // The sender's step in tick_cbfc() sees it through tx_edge_ when an
+    // update is due at the same edge (which is checked against the consumed
+    // count before the edge).
+    Egr::Class& k = g.k[c];
+    k.tx_consumed = (k.tx_consumed + cells) & cmask_;
+    tx_avail_[ec] = (k.tx_limit - k.tx_consumed) & cmask_;
+    tx_edge_[e] = cycle_;
     g.tx_c = static_cast<uint8_t>(c);
-    g.tx_len = cells * p_.flit_bytes;  // one credit per cell
+    g.tx_len = cells * p_.flit_bytes;
+#if SW_CBFC_LOCKSTEP
+    file(kTx, e, T, cycle_);  // the twin steps on every transmit
+#endif
   }
 }
 
@@ -1124,48 +1135,41 @@ void Switch::tick_cbfc() {
   }
 #endif
 
-  // Senders: those filed for this edge (a transmit granted by schedule() or a
-  // credit update due); one update per edge.
+  // Senders: those with a credit update due at this edge (one per edge); a
+  // transmit of this edge has been applied by schedule() (tx_edge_).
   const uint32_t cmask = cmask_;
   visit(kTx, [&](unsigned e) {
     const bool cu = cu_due_[e] <= now_;
-    const bool tx_v = tx_v_[e] != 0;
+    const bool tx_v = tx_edge_[e] == cycle_;
     if (!cu && !tx_v) return cu_due_[e];  // update not due yet
     Egr& g = egr_[e];
-    // 1. Transmit of tx_len bytes = tx_len / flit_bytes credits; 2. update (pre-edge consumed).
-    uint32_t unf = 0, ovf = 0;
-    int tx_c = -1, cu_c = -1;
-    uint32_t consumed_new = 0, limit_new = 0, cu_class = 0, cu_limit = 0;
-    if (tx_v) {
-      const unsigned c = g.tx_c;
-      const uint32_t need = g.tx_len >> flit_log2_;  // tx_len / flit_bytes
-      if (need <= ((g.k[c].tx_limit - g.k[c].tx_consumed) & cmask)) {
-        tx_c = static_cast<int>(c);
-        consumed_new = (g.k[c].tx_consumed + need) & cmask;
-      } else {
-        unf |= 1u << c;
-      }
-    }
+    // 2. Update, checked against the consumed count before the edge.
+    uint32_t ovf = 0;
+    int cu_c = -1;
+    uint32_t cu_class = 0, cu_limit = 0;
     if (cu) {
       cu_class = g.cu.front().c;
       cu_limit = g.cu.front().limit;
       g.cu.pop_front();
       cu_due_[e] = g.cu.empty() ? kNever : g.cu.front().t;
       const uint32_t limit = cu_limit & cmask;
-      if (((limit - g.k[cu_class].tx_consumed) & cmask) <= g.k[cu_class].tx_init) {
+      uint32_t consumed = g.k[cu_class].tx_consumed;
+      if (tx_v && g.tx_c == cu_class) consumed = (consumed - (g.tx_len >> flit_log2_)) & cmask;
+      if (((limit - consumed) & cmask) <= g.k[cu_class].tx_init) {
         cu_c = static_cast<int>(cu_class);
-        limit_new = limit;
+        g.k[cu_c].tx_limit = limit;
       } else {
         ovf |= 1u << cu_class;
       }
     }
-    tx_v_[e] = 0;
-    if (tx_c >= 0) g.k[tx_c].tx_consumed = consumed_new;
-    if (cu_c >= 0) g.k[cu_c].tx_limit = limit_new;
-    if (unf | ovf)  // the model's error outputs: thrown before avail is taken, as before
+    if (ovf) {  // the model's error output: thrown before avail is taken (the transmit's too), as before
+      if (tx_v) {
+        const unsigned c = g.tx_c;
+        tx_avail_[e * C_ + c] = (g.k[c].tx_limit - ((g.k[c].tx_consumed - (g.tx_len >> flit_log2_)) & cmask)) & cmask;
+      }
       throw std::logic_error(
-          fmt::format("switch: CBFC sender error on port {} (underflow {:#x} overflow {:#x})", e, unf, ovf));
-    if (tx_c >= 0) tx_avail_[e * C_ + tx_c] = (g.k[tx_c].tx_limit - g.k[tx_c].tx_consumed) & cmask;
+          fmt::format("switch: CBFC sender error on port {} (underflow {:#x} overflow {:#x})", e, 0u, ovf));
+    }
     if (cu_c >= 0) tx_avail_[e * C_ + cu_c] = (g.k[cu_c].tx_limit - g.k[cu_c].tx_consumed) & cmask;
 #if SW_CBFC_LOCKSTEP
     cbfc::TxIn& in = g.tin;

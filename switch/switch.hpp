@@ -303,7 +303,7 @@ class Switch {
   std::vector<Ps> rd_due_;          // egress e: egr_[e].reading.front().t_free
   std::vector<Ps> eg_due_;          // egress e: next edge at which schedule() may act or a packet leaves
   std::vector<Ps> elig_lb_;         // egress e: no queued head of e is eligible before this (kNever: none queued)
-  std::vector<Ps> cu_due_;          // egress e: egr_[e].cu.front().t (its sender is also due when tx_v_[e])
+  std::vector<Ps> cu_due_;          // egress e: egr_[e].cu.front().t (its sender's step in tick_cbfc)
   std::vector<uint64_t> rx_due_;    // ingress i: first cycle its CBFC receiver can change (see RxCredit)
   // Pool slots of the packets at the front of ing_[i].arr and egr_[e].leaving
   // (-1: none), read only to prefetch them at the start of a tick.
@@ -323,7 +323,7 @@ class Switch {
   std::vector<Voq> voq_;  // per ((e*C+c)*R+i)
   std::vector<uint64_t> nonempty_;           // ((e*C+c)*W + w)
   std::vector<uint32_t> tx_avail_;            // CBFC sender avail (e*C+c)
-  std::vector<uint8_t> tx_v_;       // egress e has a CBFC transmit for its sender this tick (filed in kTx)
+  std::vector<uint64_t> tx_edge_;   // egress e: cycle of its CBFC sender's last transmit (applied by schedule())
   std::vector<RxCredit> rxc_;       // CBFC receiver per ingress port (fc = cbfc)
   // Receivers with pending work are stepped in the order they became active
   // (as a list appended on activation would visit them): rx_seq_ is that order,
