@@ -728,7 +728,7 @@ bool Switch::upstream_xoff(unsigned port, unsigned cls) const { return ing_[port
 // Round robin over the ingress ports of VOQs (e, c, *) from rr_in: the first
 // whose head is eligible, or -1. On -1 every head has been seen, and
 // next_elig is lowered to the earliest of their eligibility times.
-int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
+inline int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
   const size_t ec = static_cast<size_t>(e) * C_ + c;
   const uint64_t* words = &nonempty_[ec * W_];
   const Voq* vq = &voq_[ec * R_];

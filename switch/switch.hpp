@@ -174,8 +174,9 @@ struct alignas(64) PortClassStats {
   uint32_t ing_cells = 0, ing_cells_max = 0;  ///< ingress: buffer cells held for this ingress/class
   uint64_t q_bytes = 0, q_bytes_max = 0;      ///< egress queue (admitted, not yet scheduled)
   uint64_t tx_pkts = 0, tx_bytes = 0;         ///< egress side
-  uint64_t credit_updates = 0; ///< ingress: CBFC updates sent upstream
+  uint64_t delivered_bytes = 0;  ///< delivered bytes that entered on this port (for fairness), all egresses
   // ingress side
+  uint64_t credit_updates = 0; ///< CBFC updates sent upstream
   uint64_t drops_lossy = 0, drops_lossless = 0, drops_no_route = 0;
   uint32_t hdrm_cells = 0, hdrm_cells_max = 0;///< PFC headroom in use
   uint64_t pause_sent = 0;     ///< PFC XOFF frames sent upstream (incl. refreshes)
@@ -189,8 +190,6 @@ struct alignas(64) PortClassStats {
   Ps paused_time = 0;          ///< time this egress class was paused by downstream (PFC)
   Ps credit_stall = 0;         ///< egress ready, head of class waiting for downstream credits
   Ps pause_stall = 0;          ///< egress ready, head of class held by PFC pause
-  // delivered bytes that entered on this port (for fairness), all egresses
-  uint64_t delivered_bytes = 0;
 };
 
 struct Summary {
