@@ -89,7 +89,8 @@ class Ring {
 };
 }  // namespace detail
 
-struct Switch::Slot {
+// 128 bytes on a 64-byte boundary: a packet's slot is two whole cache lines.
+struct alignas(64) Switch::Slot {
   Packet p;
   Ps t_elig = 0;   // eligible for scheduling (t_buffered + sched)
   uint32_t cells = 0;
@@ -223,6 +224,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
 
   route_.assign(p_.max_xpus, -1);
   voq_.assign(static_cast<size_t>(R_) * C_ * R_, Voq{});
+  voq_tail_.assign(static_cast<size_t>(R_) * C_ * R_, -1);
   nonempty_.assign(static_cast<size_t>(R_) * C_ * W_, 0);
   ing_.resize(R_);
   egr_.resize(R_);
@@ -673,14 +675,18 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
   s.cin = static_cast<uint8_t>(c);
   s.next = -1;
   const size_t q = static_cast<size_t>(ec) * R_ + i;
-  if (voq_[q].tail < 0) {
-    voq_[q].head = si_idx;
-    voq_[q].head_elig = s.t_elig;
+  Voq& v = voq_[q];
+  int32_t& tail = voq_tail_[q];
+  if (tail < 0) {
+    v.head = si_idx;
+    v.head_elig = s.t_elig;
+    v.head_bytes = static_cast<uint16_t>(pk.bytes);
+    v.head_cells = static_cast<uint16_t>(n);
     nonempty_[static_cast<size_t>(ec) * W_ + i / 64] |= uint64_t{1} << (i % 64);
   } else {
-    pool_[voq_[q].tail].next = si_idx;
+    pool_[tail].next = si_idx;
   }
-  voq_[q].tail = si_idx;
+  tail = si_idx;
   Egr& eg = egr_[e];
   ++eg.queued;
   // A new head may be eligible before every queued one: lower the bounds.
@@ -780,8 +786,7 @@ void Switch::schedule(unsigned e) {
     if (i < 0) continue;
     any_head = true;
     if (credit_mask_ >> c & 1u) {  // CBFC lossless class: the head needs its cells in credits
-      const Slot& head = pool_[voq_[(ec0 + c) * R_ + static_cast<unsigned>(i)].head];
-      if (tx_avail_[ec0 + c] < head.cells) {
+      if (tx_avail_[ec0 + c] < voq_[(ec0 + c) * R_ + static_cast<unsigned>(i)].head_cells) {
         st_[ec0 + c].credit_stall += P_;
         continue;
       }
@@ -815,7 +820,7 @@ void Switch::schedule(unsigned e) {
     for (unsigned step = 0; step <= 2 * m + 1; ++step) {
       const unsigned c = L[idx];
       if (cand_mask >> c & 1u) {
-        const uint32_t bytes = pool_[voq_[(ec0 + c) * R_ + static_cast<unsigned>(cand[c])].head].p.bytes;
+        const uint32_t bytes = voq_[(ec0 + c) * R_ + static_cast<unsigned>(cand[c])].head_bytes;
         if (g.k[c].deficit >= static_cast<int64_t>(bytes)) {
           g.k[c].deficit -= bytes;
           g.drr_cur[lv] = idx;
@@ -839,10 +844,13 @@ void Switch::schedule(unsigned e) {
   Slot& s = pool_[sidx];
   q.head = s.next;
   if (q.head < 0) {
-    q.tail = -1;
+    voq_tail_[ec * R_ + i] = -1;
     nonempty_[ec * W_ + i / 64] &= ~(uint64_t{1} << (i % 64));
   } else {
-    q.head_elig = pool_[q.head].t_elig;
+    const Slot& h = pool_[q.head];
+    q.head_elig = h.t_elig;
+    q.head_bytes = static_cast<uint16_t>(h.p.bytes);
+    q.head_cells = static_cast<uint16_t>(h.cells);
   }
   g.k[c].rr_in = i + 1 == R_ ? 0 : i + 1;
   if (--g.queued == 0) elig_lb_[e] = kNever;

@@ -315,11 +315,16 @@ class Switch {
   std::vector<PortClassStats> st_;
   std::vector<Slot> pool_;  // packets from inject until they leave (or are dropped)
   std::vector<int32_t> free_slots_;
+  // The scheduler reads only these 16 bytes per VOQ, not the packets: the
+  // head's eligibility time, size and cells (bytes <= mtu_bytes <= 9216, so
+  // both fit 16 bits). The tail is apart (admission only).
   struct Voq {
-    int32_t head = -1, tail = -1;  // pool_ slots, linked by Slot::next
-    Ps head_elig = 0;              // pool_[head].t_elig, read by the scheduler without touching the slot
+    Ps head_elig = 0;     // pool_[head].t_elig
+    int32_t head = -1;    // pool_ slot, linked by Slot::next
+    uint16_t head_bytes = 0, head_cells = 0;  // pool_[head].p.bytes, pool_[head].cells
   };
-  std::vector<Voq> voq_;  // per ((e*C+c)*R+i)
+  std::vector<Voq> voq_;          // per ((e*C+c)*R+i)
+  std::vector<int32_t> voq_tail_; // per ((e*C+c)*R+i): the last packet's slot (-1: empty)
   std::vector<uint64_t> nonempty_;           // ((e*C+c)*W + w)
   std::vector<uint32_t> tx_avail_;            // CBFC sender avail (e*C+c)
   std::vector<uint64_t> tx_edge_;   // egress e: cycle of its CBFC sender's last transmit (applied by schedule())
