@@ -367,7 +367,6 @@ void Switch::set_route(uint32_t xpu, unsigned port) {
   route_[xpu] = static_cast<int16_t>(port);
 }
 
-int Switch::route(uint32_t xpu) const { return xpu < route_.size() ? route_[xpu] : -1; }
 
 void Switch::inject(unsigned port, Packet p) {
   if (port >= R_)
@@ -916,7 +915,7 @@ void Switch::schedule(unsigned e) {
   }
 }
 
-void Switch::release(unsigned e) {
+inline void Switch::release(unsigned e) {
   Egr& g = egr_[e];
   while (!g.reading.empty() && g.reading.front().t_free <= now_) {
     const Egr::Reading r = g.reading.front();

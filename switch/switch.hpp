@@ -214,7 +214,7 @@ class Switch {
 
   // ---- configuration
   void set_route(uint32_t xpu, unsigned port);
-  int route(uint32_t xpu) const;
+  int route(uint32_t xpu) const { return xpu < route_.size() ? route_[xpu] : -1; }
   /// Optional per-packet route hook, called at admission instead of the forwarding
   /// table: returns the egress port (< 0: dropped as no_route) and may update the
   /// packet's route_state. It may read this switch's telemetry (queues, credits).
