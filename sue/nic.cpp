@@ -64,7 +64,10 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   conn_port_.resize(NC_);
   for (unsigned c = 0; c < NC_; ++c) conn_port_[c] = static_cast<uint8_t>(c / (K_ * 4));
   for (unsigned p = 0; p < P_; ++p)
-    for (unsigned v = 0; v < c_.gate_classes; ++v) tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
+    for (unsigned v = 0; v < c_.gate_classes; ++v) {
+      tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
+      if (!gate_ok(p, v)) gate_closed_ |= 1u << (p * 4 + v);
+    }
 }
 
 int Nic::peer_of(uint32_t xpu) const {
@@ -116,7 +119,9 @@ void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
 
 void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
   gate_upd_.push_back({std::max(at, now_), port * 4 + (cls & 3u), limit});
-  next_ = std::min(next_, gate_upd_.back().at);
+  // An update of an open gate changes nothing the scheduler looks at until the next edge it works at
+  // (edge() applies it first): no event of its own. A closed gate's update may open it.
+  if ((gate_closed_ >> (port * 4 + (cls & 3u))) & 1u) next_ = std::min(next_, gate_upd_.back().at);
 }
 
 void Nic::clear_outputs() {
@@ -163,7 +168,17 @@ void Nic::recompute_next() {
   if (!fb_.empty()) n = std::min(n, fb_.front().at);
   while (!rto_q_.empty() && !rto_live(rto_q_.front().key)) rto_q_.pop_front();  // stale timers: no event
   if (!rto_q_.empty()) n = std::min(n, rto_q_.front().at);
-  if (!gate_upd_.empty()) n = std::min(n, gate_upd_.front().at);
+  if (gate_closed_ && !gate_upd_.empty()) {  // the first update of a closed gate, applied once those before it are
+    Edge m = 0;
+    for (size_t k = 0; k < gate_upd_.size(); ++k) {
+      const Timed& u = gate_upd_[k];
+      m = std::max(m, u.at);
+      if ((gate_closed_ >> u.a) & 1u) {
+        n = std::min(n, m);
+        break;
+      }
+    }
+  }
   if (ub_ && unext_ == kNoEdge && !rx_ret_.empty()) n = std::min(n, rx_ret_.front().at + 1);  // a stalled command
   n = std::min(n, unext_);
   if (!pend_del_.empty()) n = std::min(n, pend_del_.front().rel);
@@ -190,6 +205,12 @@ void Nic::edge(Edge x) {
       if (T.closed_since[v] != kNoEdge) T.closed[v] += x - T.closed_since[v];
       T.closed_since[v] = kNoEdge;
       wake(x);
+    }
+    if (v < c_.gate_classes) {  // (an update that lowers the limit may close it)
+      if (gate_ok(u.a >> 2, v))
+        gate_closed_ &= ~(1u << u.a);
+      else
+        gate_closed_ |= 1u << u.a;
     }
   }
   // Receive credits pulsed before this edge (cred_q at this edge includes them).
@@ -559,7 +580,10 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   T.mac_ps = static_cast<int64_t>(f.sof) * c_.clock_ps + ser_ps(f.bytes + kWireOverhead) - ser_ps(kRow);
   if (v < c_.gate_classes) {
     T.used[v] = static_cast<uint16_t>(T.used[v] + (f.bytes + 127) / 128);
-    if (!gate_ok(p, v) && T.closed_since[v] == kNoEdge) T.closed_since[v] = x + 1;
+    if (!gate_ok(p, v)) {
+      gate_closed_ |= 1u << (p * 4 + v);
+      if (T.closed_since[v] == kNoEdge) T.closed_since[v] = x + 1;
+    }
   }
   ++tcnt_[TxCnt::frames_out];
   tcnt_[TxCnt::bytes_out] += lnf;

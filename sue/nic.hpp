@@ -291,6 +291,7 @@ class Nic {
   Ring<Rto> rto_q_;
   std::vector<std::pair<Edge, uint32_t>> rto_due_;  // scratch of edge()
   Ring<Timed> gate_upd_;   // credit updates: a = port*4+cls, b = limit
+  uint32_t gate_closed_ = 0;  // bit port*4+cls: a gated class whose gate is closed (an update may open it)
   Ring<Timed> rx_ret_;     // receive credits: a = vc
   std::array<uint32_t, 4> cred_{};
   // unpacker
