@@ -62,6 +62,7 @@ Nic::Nic(const NicConfig& c) : c_(c) {
       pin_port_[i * 4 + v] = static_cast<uint8_t>((i + v) % P_);
     }
   conn_port_.resize(NC_);
+  for (unsigned c = 0; c < NC_; ++c) port_conns_[c / (K_ * 4)][c >> 6] |= 1ull << (c & 63);
   for (unsigned c = 0; c < NC_; ++c) conn_port_[c] = static_cast<uint8_t>(c / (K_ * 4));
   for (unsigned p = 0; p < P_; ++p)
     for (unsigned v = 0; v < c_.gate_classes; ++v) {
@@ -285,6 +286,7 @@ void Nic::go_back(unsigned c, uint16_t from, Edge x) {
   C.rtx_act = true;
   C.rtx_psn = from;
   m_rtx_[c >> 6] |= 1ull << (c & 63);
+  upd_blk(c);
   ++tcnt_[TxCnt::gbn];
   rto_arm(c, x);
   wake(x);
@@ -318,6 +320,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
     }
   }
   rto_arm(c, x);
+  upd_blk(c);
   if (was_full || (was_rtx && !C.rtx_act)) wake(x);  // the window opened or the go-back-N ended
 }
 
@@ -337,6 +340,9 @@ void Nic::apply_fb(const Fb& e, Edge x) {
     if (before == kOweNone) C.owe_at = x;
     m_owe_[c >> 6] |= 1ull << (c & 63);
     const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
+    owe_due_[c] = due;
+    const unsigned p = conn_port_[c];
+    owe_min_[p] = std::min(owe_min_[p], due);
     owe_next_ = std::min(owe_next_, due);
     wake(std::max(x + 1, due));
   }
@@ -354,47 +360,57 @@ void Nic::apply_fb(const Fb& e, Edge x) {
   }
 }
 
-// One job started at x: another idle port may start one at the next edge; else the next port to free.
-void Nic::after_start(uint32_t idle_left, Edge x) {
-  // Something an idle port could start: an RTX or an owed ACK/NACK of one of its connections, or an
-  // unsent queue it could carry (strict: pinned to it; unordered: any).
-  const unsigned per_port = K_ * 4;
-  for (uint32_t m = idle_left; m; m &= m - 1) {
-    const unsigned p = ctz64(m), lo = p * per_port;
-    for (unsigned c = lo; c < lo + per_port; c += 64 - (c & 63)) {
-      const unsigned w = c >> 6, sh = c & 63, n = std::min(64 - sh, lo + per_port - c);
-      const uint64_t sel = (n == 64 ? ~0ull : ((1ull << n) - 1)) << sh;
-      if ((m_rtx_[w] | m_owe_[w]) & sel) {
-        wake(x + 1);
-        return;
-      }
-    }
-    for (unsigned v = 0; v < 4; ++v)
-      if (unsent_mask_[v] & (c_.strict ? pin_mask_[p][v] : 0xffffu)) {
-        wake(x + 1);
-        return;
-      }
+// The earliest edge port p may have work it can start, its being busy aside (kNoEdge: none until
+// something changes, which wakes the scheduler): an RTX of one of its connections, an unsent queue it
+// carries (strict: pinned to it; unordered: any) whose connection has room in its window and no
+// go-back-N running and whose gate is open (0: now), or the due edge of an owed ACK/NACK.
+Edge Nic::port_ready(unsigned p) const {
+  const uint64_t* pm = port_conns_[p].data();
+  if ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3])) return 0;
+  const uint32_t open = ~gate_closed_ >> (p * 4);
+  for (unsigned v = 0; v < 4; ++v)
+    if ((open >> v) & 1u && (unsent_mask_[v] & (c_.strict ? pin_mask_[p][v] : 0xffffu) & ~blk_[p][v])) return 0;
+  if (!owe_min_ok_[p]) {  // a lower bound of the owed due edges of the port; exact once recomputed
+    Edge t = kNoEdge;
+    for (unsigned w = 0; w < 4; ++w)
+      for (uint64_t o = m_owe_[w] & pm[w]; o; o &= o - 1) t = std::min(t, owe_due_[w * 64 + ctz64(o)]);
+    owe_min_[p] = t;
+    owe_min_ok_[p] = true;
   }
-  Edge m = kNoEdge;  // else the next port to free (idle ports wait for new work, which wakes us)
-  for (unsigned p = 0; p < P_; ++p)
-    if (tp_[p].free_at > x) m = std::min(m, tp_[p].free_at);
-  wake(m);
+  return owe_min_[p];
+}
+
+void Nic::upd_blk(unsigned c) {
+  const Conn& C = conn_[c];
+  const unsigned p = conn_port_[c], i = (c >> 2) - p * K_, v = c & 3u;
+  if (C.rtx_act || static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_)
+    blk_[p][v] |= static_cast<uint16_t>(1u << i);
+  else
+    blk_[p][v] &= static_cast<uint16_t>(~(1u << i));
+}
+
+// One job started at x: another port may start one from the next edge, once it is free and has work.
+void Nic::after_start(Edge x) {
+  for (unsigned p = 0; p < P_; ++p) {
+    const Edge r = port_ready(p);
+    if (r != kNoEdge) wake(std::max({r, tp_[p].free_at, x + 1}));
+  }
 }
 
 bool Nic::schedule(Edge x) {
   tx_wake_ = kNoEdge;
   uint32_t idle = 0;
-  Edge busy_min = kNoEdge;
-  for (unsigned p = 0; p < P_; ++p) {
-    if (tp_[p].free_at <= x)
-      idle |= 1u << p;
-    else
-      busy_min = std::min(busy_min, tp_[p].free_at);
-  }
   const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) ||
                     (m_owe_[0] | m_owe_[1] | m_owe_[2] | m_owe_[3]);
   if (!work) return false;
-  if (busy_min != kNoEdge) wake(busy_min);  // a port that frees may start what cannot start now
+  for (unsigned p = 0; p < P_; ++p) {
+    if (tp_[p].free_at <= x) {
+      idle |= 1u << p;
+    } else if (tp_[p].free_at < tx_wake_) {  // a port that frees may start what it cannot start now
+      const Edge r = port_ready(p);
+      if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
+    }
+  }
   if (!idle) return false;
   const unsigned per_port = K_ * 4;
   // 3. RTX: the lowest connection on an idle port with credit.
@@ -403,7 +419,7 @@ bool Nic::schedule(Edge x) {
       const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
       if (((idle >> p) & 1u) && gate_ok(p, v)) {
         start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0);
-        after_start(idle & ~(1u << p), x);
+        after_start(x);
         return true;
       }
     }
@@ -413,8 +429,7 @@ bool Nic::schedule(Edge x) {
     for (unsigned w = 0; w < 4; ++w)
       for (uint64_t m = m_owe_[w]; m; m &= m - 1) {
         const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
-        const Conn& C = conn_[c];
-        const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
+        const Edge due = owe_due_[c];
         nd = std::min(nd, due);
         if (due > x) {
           nf = std::min(nf, due);
@@ -422,7 +437,7 @@ bool Nic::schedule(Edge x) {
         }
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
           start(kJobAck, p, (c - p * per_port) >> 2, v, x, 0, 0);
-          after_start(idle & ~(1u << p), x);
+          after_start(x);
           return true;
         }
       }
@@ -494,7 +509,7 @@ bool Nic::schedule(Edge x) {
         wrr_cnt_ = cnt;
       }
       start(kJobNew, static_cast<unsigned>(t), i, v, x, n, packed);
-      after_start(idle & ~(1u << static_cast<unsigned>(t)), x);
+      after_start(x);
       return true;
     }
   }
@@ -567,6 +582,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     ++tcnt_[C.owe == kOweNack ? TxCnt::nack_sent : TxCnt::ack_sent];
     C.owe = kOweNone;
     m_owe_[c >> 6] &= ~(1ull << (c & 63));
+    if (owe_due_[c] <= owe_min_[p]) owe_min_ok_[p] = false;
   }
   f.packed = packed;
   f.bytes = frame_bytes(packed);
@@ -585,6 +601,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
       if (T.closed_since[v] == kNoEdge) T.closed_since[v] = x + 1;
     }
   }
+  if (kind != kJobAck) upd_blk(c);
   ++tcnt_[TxCnt::frames_out];
   tcnt_[TxCnt::bytes_out] += lnf;
 }

@@ -280,7 +280,12 @@ class Nic {
   std::array<std::array<uint16_t, 4>, kMaxPorts> pin_mask_{};  // [port][VC]: peers pinned to the port (strict)
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
   std::vector<uint8_t> conn_port_;     // [connection]: its port (c / (NumPeers * 4))
+  std::array<std::array<uint64_t, 4>, kMaxPorts> port_conns_{};  // [port]: its connections (a mask as m_rtx_)
   std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
+  mutable std::array<Edge, kMaxPorts> owe_min_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: <= its earliest owed due edge
+  mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
+  std::array<Edge, 256> owe_due_{};             // [connection]: the edge its owed ACK/NACK is due
+  std::array<std::array<uint16_t, 4>, kMaxPorts> blk_{};  // [port][VC]: peers whose connection's window is full or in go-back-N
   Ring<Fb> fb_;
   // RTO timers (deadline, c << 8 | gen & 0xff): every arm is at an edge >= the previous one with the
   // same timeout, so the deadlines come in order and a FIFO is the min-heap (ties: by key, at firing).
@@ -346,7 +351,9 @@ class Nic {
     return (C.rto_gen & 0xffu) == (key & 0xffu) && C.ack_psn != C.npsn;
   }
   bool schedule(Edge x);
-  void after_start(uint32_t idle_left, Edge x);
+  void after_start(Edge x);
+  Edge port_ready(unsigned p) const;
+  void upd_blk(unsigned c);
   void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed);
   void rx_take(unsigned p, Edge x);
   void unpack(Edge x);
