@@ -4,6 +4,7 @@
 #include "sue/nic.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
 
@@ -12,6 +13,25 @@
 namespace sue {
 
 namespace {
+
+// [4-bit mask of VCs]: those VCs' 16-bit lanes of a word of four peer masks.
+constexpr uint64_t kLane = 0xffffull;
+constexpr uint64_t kNibbleWords[16] = {0,
+                                       kLane,
+                                       kLane << 16,
+                                       kLane | kLane << 16,
+                                       kLane << 32,
+                                       kLane | kLane << 32,
+                                       kLane << 16 | kLane << 32,
+                                       kLane | kLane << 16 | kLane << 32,
+                                       kLane << 48,
+                                       kLane | kLane << 48,
+                                       kLane << 16 | kLane << 48,
+                                       kLane | kLane << 16 | kLane << 48,
+                                       kLane << 32 | kLane << 48,
+                                       kLane | kLane << 32 | kLane << 48,
+                                       kLane << 16 | kLane << 32 | kLane << 48,
+                                       ~0ull};
 
 enum JobKind : unsigned { kJobNew = 0, kJobRtx = 1, kJobAck = 2 };
 
@@ -61,6 +81,8 @@ Nic::Nic(const NicConfig& c) : c_(c) {
       pin_mask_[(i + v) % P_][v] |= static_cast<uint16_t>(1u << i);  // strict pin
       pin_port_[i * 4 + v] = static_cast<uint8_t>((i + v) % P_);
     }
+  for (unsigned p = 0; p < P_; ++p)
+    for (unsigned v = 0; v < 4; ++v) carry_[p] |= static_cast<uint64_t>(c_.strict ? pin_mask_[p][v] : 0xffffu) << (16 * v);
   conn_port_.resize(NC_);
   for (unsigned c = 0; c < NC_; ++c) port_conns_[c / (K_ * 4)][c >> 6] |= 1ull << (c & 63);
   for (unsigned c = 0; c < NC_; ++c) conn_port_[c] = static_cast<uint8_t>(c / (K_ * 4));
@@ -366,10 +388,14 @@ void Nic::apply_fb(const Fb& e, Edge x) {
 // go-back-N running and whose gate is open (0: now), or the due edge of an owed ACK/NACK.
 Edge Nic::port_ready(unsigned p) const {
   const uint64_t* pm = port_conns_[p].data();
-  if ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3])) return 0;
-  const uint32_t open = ~gate_closed_ >> (p * 4);
-  for (unsigned v = 0; v < 4; ++v)
-    if ((open >> v) & 1u && (unsent_mask_[v] & (c_.strict ? pin_mask_[p][v] : 0xffffu) & ~blk_[p][v])) return 0;
+  if ((m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) &&
+      ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3])))
+    return 0;
+  // The four VCs' 16-bit peer masks side by side in one word.
+  uint64_t u, blk;
+  std::memcpy(&u, unsent_mask_.data(), 8);
+  std::memcpy(&blk, blk_[p].data(), 8);
+  if (u & carry_[p] & ~blk & kNibbleWords[(~gate_closed_ >> (p * 4)) & 15u]) return 0;
   if (!owe_min_ok_[p]) {  // a lower bound of the owed due edges of the port; exact once recomputed
     Edge t = kNoEdge;
     for (unsigned w = 0; w < 4; ++w)
@@ -391,10 +417,20 @@ void Nic::upd_blk(unsigned c) {
 
 // One job started at x: another port may start one from the next edge, once it is free and has work.
 void Nic::after_start(Edge x) {
-  for (unsigned p = 0; p < P_; ++p) {
-    const Edge r = port_ready(p);
-    if (r != kNoEdge) wake(std::max({r, tp_[p].free_at, x + 1}));
-  }
+  for (unsigned p = 0; p < P_; ++p)  // the ports free at x + 1 first: one with work there ends the search
+    if (tp_[p].free_at <= x + 1) {
+      const Edge r = port_ready(p);
+      if (r <= x + 1) {
+        wake(x + 1);
+        return;
+      }
+      wake(r);
+    }
+  for (unsigned p = 0; p < P_; ++p)
+    if (tp_[p].free_at > x + 1 && tp_[p].free_at < tx_wake_) {
+      const Edge r = port_ready(p);
+      if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
+    }
 }
 
 bool Nic::schedule(Edge x) {

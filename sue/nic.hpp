@@ -278,6 +278,7 @@ class Nic {
   std::array<uint32_t, 4> rr_peer_{};
   std::array<uint16_t, 4> unsent_mask_{};  // per VC: peers whose queue holds unsent commands
   std::array<std::array<uint16_t, 4>, kMaxPorts> pin_mask_{};  // [port][VC]: peers pinned to the port (strict)
+  std::array<uint64_t, kMaxPorts> carry_{};  // [port]: the queues it may carry, as the peer masks of the four VCs in one word
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
   std::vector<uint8_t> conn_port_;     // [connection]: its port (c / (NumPeers * 4))
   std::array<std::array<uint64_t, 4>, kMaxPorts> port_conns_{};  // [port]: its connections (a mask as m_rtx_)
