@@ -82,6 +82,8 @@ Nic::Nic(const NicConfig& c) : c_(c) {
       pin_port_[i * 4 + v] = static_cast<uint8_t>((i + v) % P_);
     }
   for (unsigned p = 0; p < P_; ++p)
+    for (unsigned v = c_.gate_classes ? c_.gate_classes : 4; v < 4; ++v) gate_never_ |= 1u << (p * 4 + v);
+  for (unsigned p = 0; p < P_; ++p)
     for (unsigned v = 0; v < 4; ++v) carry_[p] |= static_cast<uint64_t>(c_.strict ? pin_mask_[p][v] : 0xffffu) << (16 * v);
   conn_port_.resize(NC_);
   for (unsigned c = 0; c < NC_; ++c) port_conns_[c / (K_ * 4)][c >> 6] |= 1ull << (c & 63);
@@ -395,7 +397,7 @@ Edge Nic::port_ready(unsigned p) const {
   uint64_t u, blk;
   std::memcpy(&u, unsent_mask_.data(), 8);
   std::memcpy(&blk, blk_[p].data(), 8);
-  if (u & carry_[p] & ~blk & kNibbleWords[(~gate_closed_ >> (p * 4)) & 15u]) return 0;
+  if (u & carry_[p] & ~blk & kNibbleWords[(~(gate_closed_ | gate_never_) >> (p * 4)) & 15u]) return 0;
   if (!owe_min_ok_[p]) {  // a lower bound of the owed due edges of the port; exact once recomputed
     Edge t = kNoEdge;
     for (unsigned w = 0; w < 4; ++w)
@@ -483,20 +485,40 @@ bool Nic::schedule(Edge x) {
   if (owe_next_ > x) wake(owe_next_);
   // 6. NEW: WRR over VCs, round robin over peers; packing of the commands present now. Only queues
   // whose port can start now are looked at (strict: the pin port idle with credit; unordered: any).
+  uint64_t strict_elig = 0;  // strict: the queues whose pin port is idle with credit and whose connection can send
+  if (c_.strict) {
+    uint64_t u;
+    std::memcpy(&u, unsent_mask_.data(), 8);
+    const uint32_t open = ~(gate_closed_ | gate_never_);
+    uint64_t e = 0;
+    for (uint32_t m = idle; m; m &= m - 1) {
+      const unsigned p = ctz64(m);
+      uint64_t blk;
+      std::memcpy(&blk, blk_[p].data(), 8);
+      e |= carry_[p] & ~blk & kNibbleWords[(open >> (p * 4)) & 15u];
+    }
+    strict_elig = u & e;
+    if (!strict_elig) return false;
+  }
   for (unsigned k = 0; k < 4; ++k) {
     const unsigned v = (wrr_vc_ + k) & 3u;
-    uint32_t elig = unsent_mask_[v];
+    uint32_t elig = c_.strict ? static_cast<uint32_t>(strict_elig >> (16 * v)) & 0xffffu : unsent_mask_[v];
     if (!elig) continue;
+    if (c_.strict) {
+      while (elig) {
+        // the first eligible peer in the order rr_peer[v], rr_peer[v] + 1, ... (mod NumPeers)
+        const uint32_t hi = elig & (~0u << rr_peer_[v]);
+        const unsigned i = ctz64(hi ? hi : elig);
+        elig &= ~(1u << i);
+        const unsigned q = i * 4 + v;
+        if (start_new(x, q, pin_port_[q])) return true;
+      }
+      continue;
+    }
     uint32_t ok_ports = 0;
     for (unsigned p = 0; p < P_; ++p)
       if (((idle >> p) & 1u) && gate_ok(p, v)) ok_ports |= 1u << p;
     if (!ok_ports) continue;
-    if (c_.strict) {
-      uint32_t pins = 0;
-      for (unsigned p = 0; p < P_; ++p)
-        if ((ok_ports >> p) & 1u) pins |= pin_mask_[p][v];
-      elig &= pins;
-    }
     while (elig) {
       // the first eligible peer in the order rr_peer[v], rr_peer[v] + 1, ... (mod NumPeers)
       const uint32_t hi = elig & (~0u << rr_peer_[v]);
@@ -509,47 +531,49 @@ bool Nic::schedule(Edge x) {
         return !C.rtx_act && static_cast<uint16_t>(C.npsn - C.ack_psn) < W_;
       };
       int t = -1;
-      if (c_.strict) {
-        const unsigned b = pin_port_[q];
-        if (cand(b)) t = static_cast<int>(b);
-      } else {
-        for (unsigned p = 0; p < P_; ++p)
-          if (cand(p) && (t < 0 || tp_[p].out_bytes < tp_[static_cast<unsigned>(t)].out_bytes)) t = static_cast<int>(p);
-      }
+      for (unsigned p = 0; p < P_; ++p)
+        if (cand(p) && (t < 0 || tp_[p].out_bytes < tp_[static_cast<unsigned>(t)].out_bytes)) t = static_cast<int>(p);
       if (t < 0) continue;
-      const Queue& Q = q_[q];
-      const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
-      const Edge vis = base[Q.send & (QD_ - 1)].vis;
-      if (vis > x) {
-        wake(vis);
-        continue;
-      }
-      // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack.
-      unsigned n = 0;
-      uint32_t packed = 0;
-      for (uint32_t s = Q.send; s != Q.tail; ++s) {
-        const Slot& sl = base[s & (QD_ - 1)];
-        if (sl.vis > x) break;
-        const uint32_t b = kOpBytes + sl.cmd.dlen;
-        if (packed + b > c_.tp.max_pack) break;
-        packed += b;
-        ++n;
-      }
-      rr_peer_[v] = (i + 1) % K_;
-      const unsigned cnt = v == wrr_vc_ ? wrr_cnt_ + 1 : 1;
-      if (cnt >= std::max<uint32_t>(1, c_.vc_weight[v])) {
-        wrr_vc_ = (v + 1) & 3u;
-        wrr_cnt_ = 0;
-      } else {
-        wrr_vc_ = v;
-        wrr_cnt_ = cnt;
-      }
-      start(kJobNew, static_cast<unsigned>(t), i, v, x, n, packed);
-      after_start(x);
-      return true;
+      if (start_new(x, q, static_cast<unsigned>(t))) return true;
     }
   }
   return false;
+}
+
+// A NEW job of queue q on port t (which can take it) if its head is visible at x: packing of the
+// commands present now, the round robin and WRR pointers move.
+bool Nic::start_new(Edge x, unsigned q, unsigned t) {
+  const unsigned i = q >> 2, v = q & 3u;
+  const Queue& Q = q_[q];
+  const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
+  const Edge vis = base[Q.send & (QD_ - 1)].vis;
+  if (vis > x) {
+    wake(vis);
+    return false;
+  }
+  // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack.
+  unsigned n = 0;
+  uint32_t packed = 0;
+  for (uint32_t s = Q.send; s != Q.tail; ++s) {
+    const Slot& sl = base[s & (QD_ - 1)];
+    if (sl.vis > x) break;
+    const uint32_t b = kOpBytes + sl.cmd.dlen;
+    if (packed + b > c_.tp.max_pack) break;
+    packed += b;
+    ++n;
+  }
+  rr_peer_[v] = (i + 1) % K_;
+  const unsigned cnt = v == wrr_vc_ ? wrr_cnt_ + 1 : 1;
+  if (cnt >= std::max<uint32_t>(1, c_.vc_weight[v])) {
+    wrr_vc_ = (v + 1) & 3u;
+    wrr_cnt_ = 0;
+  } else {
+    wrr_vc_ = v;
+    wrr_cnt_ = cnt;
+  }
+  start(kJobNew, t, i, v, x, n, packed);
+  after_start(x);
+  return true;
 }
 
 void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed) {

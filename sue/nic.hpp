@@ -297,6 +297,7 @@ class Nic {
   Ring<Rto> rto_q_;
   std::vector<std::pair<Edge, uint32_t>> rto_due_;  // scratch of edge()
   Ring<Timed> gate_upd_;   // credit updates: a = port*4+cls, b = limit
+  uint32_t gate_never_ = 0;   // bit port*4+cls: a class beyond gate_classes (> 0), whose gate never opens (gate_ok)
   uint32_t gate_closed_ = 0;  // bit port*4+cls: a gated class whose gate is closed (an update may open it)
   Ring<Timed> rx_ret_;     // receive credits: a = vc
   std::array<uint32_t, 4> cred_{};
@@ -352,6 +353,7 @@ class Nic {
     return (C.rto_gen & 0xffu) == (key & 0xffu) && C.ack_psn != C.npsn;
   }
   bool schedule(Edge x);
+  bool start_new(Edge x, unsigned q, unsigned t);
   void after_start(Edge x);
   Edge port_ready(unsigned p) const;
   void upd_blk(unsigned c);
