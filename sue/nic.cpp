@@ -139,7 +139,10 @@ void Nic::rx_credit(unsigned vc, Edge at) {
 void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
   RxPort& r = rp_[port];
   r.in.push_back({std::move(f), std::max(eof, now_)});
-  if (r.in.size() == 1) next_ = std::min(next_, r.in.back().eof);
+  if (r.in.size() == 1) {
+    rx_upd(port);
+    next_ = std::min(next_, rx_due_[port]);
+  }
 }
 
 void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
@@ -207,12 +210,7 @@ void Nic::recompute_next() {
   if (ub_ && unext_ == kNoEdge && !rx_ret_.empty()) n = std::min(n, rx_ret_.front().at + 1);  // a stalled command
   n = std::min(n, unext_);
   if (!pend_del_.empty()) n = std::min(n, pend_del_.front().rel);
-  for (unsigned p = 0; p < P_; ++p) {
-    const RxPort& r = rp_[p];
-    if (r.in.empty()) continue;
-    const uint32_t rows = (r.in.front().f.bytes - static_cast<uint32_t>(kFcsBytes) + kRow - 1) / kRow;
-    if (r.rows + rows <= c_.tp.rx_buf_beats && r.rec.size() < c_.tp.rx_frames) n = std::min(n, r.in.front().eof);
-  }
+  for (unsigned p = 0; p < P_; ++p) n = std::min(n, rx_due_[p]);
   next_ = c_.poll ? now_ : n == kNoEdge ? kNoEdge : std::max(n, now_);
 }
 
@@ -247,7 +245,7 @@ void Nic::edge(Edge x) {
   }
   // sue_rx: one frame per port may complete at this edge (its eof beat taken), ascending ports.
   for (unsigned p = 0; p < P_; ++p)
-    if (!rp_[p].in.empty() && rp_[p].in.front().eof <= x) rx_take(p, x);
+    if (rx_due_[p] <= x) rx_take(p, x);  // (a frame that does not fit waits at the MAC)
   // sue_tx step 1: feedback registered at earlier edges, ascending ports (queued in that order).
   while (!fb_.empty() && fb_.front().at <= x) {
     apply_fb(fb_.front(), x);
@@ -720,6 +718,19 @@ void Nic::rx_take(unsigned p, Edge x) {
   }
   if (h.f.cmds.capacity() && spare_.size() < 64) spare_.push_back(std::move(h.f.cmds));  // dropped (accepted ones moved out)
   r.in.pop_front();
+  rx_upd(p);
+}
+
+// The edge from which sue_rx takes port p's frame at the MAC: its eof, once the receive buffer has
+// room for it (rows and a frame record); kNoEdge while none waits or it does not fit.
+void Nic::rx_upd(unsigned p) {
+  const RxPort& r = rp_[p];
+  Edge t = kNoEdge;
+  if (!r.in.empty()) {
+    const uint32_t rows = (r.in.front().f.bytes - static_cast<uint32_t>(kFcsBytes) + kRow - 1) / kRow;
+    if (r.rows + rows <= c_.tp.rx_buf_beats && r.rec.size() < c_.tp.rx_frames) t = r.in.front().eof;
+  }
+  rx_due_[p] = t;
 }
 
 // The unpacker: one frame at a time, ports round robin per frame; row r of the frame is read at
@@ -753,6 +764,7 @@ void Nic::unpack(Edge x) {
     r.rec_rows.pop_front();
     if (spare_.size() < 64) spare_.push_back(std::move(r.rec.front().cmds));
     r.rec.pop_front();
+    rx_upd(uport_);
     ub_ = false;
     for (unsigned p = 0; p < P_; ++p)
       if (!rp_[p].rec.empty()) unext_ = x + 1;

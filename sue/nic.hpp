@@ -274,6 +274,7 @@ class Nic {
   std::vector<Desc> desc_;  // [c * Window + psn mod Window]
   std::array<TxPort, kMaxPorts> tp_{};
   std::array<RxPort, kMaxPorts> rp_{};
+  std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
   uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
   std::array<uint32_t, 4> rr_peer_{};
   std::array<uint16_t, 4> unsent_mask_{};  // per VC: peers whose queue holds unsent commands
@@ -359,6 +360,7 @@ class Nic {
   void upd_blk(unsigned c);
   void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed);
   void rx_take(unsigned p, Edge x);
+  void rx_upd(unsigned p);
   void unpack(Edge x);
   void recompute_next();
 };
