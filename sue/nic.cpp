@@ -124,9 +124,10 @@ bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
   ++tcnt_[TxCnt::cmds_in];
   // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
-  if (first) {
-    wake(s.vis);
-    next_ = std::min(next_, std::max(s.vis, now_));
+  if (first) {  // strict: its pin port may take it once free
+    const Edge t = c_.strict ? std::max(s.vis, tp_[pin_port_[q]].free_at) : s.vis;
+    wake(t);
+    next_ = std::min(next_, std::max(t, now_));
   }
   return true;
 }
@@ -227,7 +228,7 @@ void Nic::edge(Edge x) {
     if (!was_ok && gate_ok(u.a >> 2, v)) {  // the gate opens: what waited for it may start
       if (T.closed_since[v] != kNoEdge) T.closed[v] += x - T.closed_since[v];
       T.closed_since[v] = kNoEdge;
-      wake(x);
+      wake(std::max(x, T.free_at));
     }
     if (v < c_.gate_classes) {  // (an update that lowers the limit may close it)
       if (gate_ok(u.a >> 2, v))
@@ -311,7 +312,7 @@ void Nic::go_back(unsigned c, uint16_t from, Edge x) {
   upd_blk(c);
   ++tcnt_[TxCnt::gbn];
   rto_arm(c, x);
-  wake(x);
+  wake(std::max(x, tp_[conn_port_[c]].free_at));
 }
 
 void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
@@ -343,7 +344,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   }
   rto_arm(c, x);
   upd_blk(c);
-  if (was_full || (was_rtx && !C.rtx_act)) wake(x);  // the window opened or the go-back-N ended
+  if (was_full || (was_rtx && !C.rtx_act)) wake(std::max(x, tp_[p].free_at));  // the window opened or the go-back-N ended
 }
 
 void Nic::apply_fb(const Fb& e, Edge x) {
@@ -366,7 +367,7 @@ void Nic::apply_fb(const Fb& e, Edge x) {
     const unsigned p = conn_port_[c];
     owe_min_[p] = std::min(owe_min_[p], due);
     owe_next_ = std::min(owe_next_, due);
-    wake(std::max(x + 1, due));
+    wake(std::max({x + 1, due, tp_[p].free_at}));
   }
   const uint16_t o = static_cast<uint16_t>(C.npsn - C.ack_psn);
   if (e.rop == 1) {
