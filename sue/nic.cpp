@@ -71,6 +71,16 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   QD_ = c_.tp.qdepth;
   W_ = c_.tp.window;
   DB_ = c_.tp.db();
+  db_sh_ = static_cast<unsigned>(__builtin_ctz(DB_));
+  if (DB_ != 1u << db_sh_) throw std::invalid_argument("sue::Nic: DataW/8 must be a power of two");
+  {
+    uint32_t top = 0;
+    for (unsigned i = 0; i < K_; ++i) top = std::max(top, c_.peer_xpuid[i]);
+    if (top < 65536) {  // XPU -> lowest peer index
+      peer_lut_.assign(static_cast<size_t>(top) + 1, -1);
+      for (unsigned i = K_; i-- > 0;) peer_lut_[c_.peer_xpuid[i]] = static_cast<int16_t>(i);
+    }
+  }
   q_.assign(NQ_, {});
   slots_.assign(static_cast<size_t>(NQ_) * QD_, {});
   conn_.assign(NC_, {});
@@ -96,6 +106,7 @@ Nic::Nic(const NicConfig& c) : c_(c) {
 }
 
 int Nic::peer_of(uint32_t xpu) const {
+  if (!peer_lut_.empty()) return xpu < peer_lut_.size() ? peer_lut_[xpu] : -1;
   for (unsigned i = 0; i < K_; ++i)
     if (c_.peer_xpuid[i] == xpu) return static_cast<int>(i);
   return -1;
@@ -440,15 +451,22 @@ bool Nic::schedule(Edge x) {
   const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) ||
                     (m_owe_[0] | m_owe_[1] | m_owe_[2] | m_owe_[3]);
   if (!work) return false;
-  for (unsigned p = 0; p < P_; ++p) {
-    if (tp_[p].free_at <= x) {
-      idle |= 1u << p;
-    } else if (tp_[p].free_at < tx_wake_) {  // a port that frees may start what it cannot start now
-      const Edge r = port_ready(p);
-      if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
-    }
+  for (unsigned p = 0; p < P_; ++p)
+    if (tp_[p].free_at <= x) idle |= 1u << p;
+  if (!idle || !pick(x, idle)) {
+    // A port that frees may start what it cannot start now (after a start, after_start looked).
+    for (unsigned p = 0; p < P_; ++p)
+      if (tp_[p].free_at > x && tp_[p].free_at < tx_wake_) {
+        const Edge r = port_ready(p);
+        if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
+      }
+    return false;
   }
-  if (!idle) return false;
+  return true;
+}
+
+// Starts the job schedule() picks among the idle ports (at most one; false: none can start now).
+bool Nic::pick(Edge x, uint32_t idle) {
   const unsigned per_port = K_ * 4;
   // 3. RTX: the lowest connection on an idle port with credit.
   for (unsigned w = 0; w < 4; ++w)
@@ -629,7 +647,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
   for (uint32_t k = 0; k < n; ++k) {
     f.cmds.push_back(base[(first + k) & (QD_ - 1)].cmd);
-    chunks += 1 + (f.cmds.back().dlen + DB_ - 1) / DB_;
+    chunks += 1 + ((f.cmds.back().dlen + DB_ - 1) >> db_sh_);
   }
   if (!n) chunks += 1;  // 80 00
   // Piggyback what the connection owes.
@@ -791,7 +809,7 @@ void Nic::unpack(Edge x) {
     }
     --cred_[cmd.vc & 3u];
     ++rcnt_[RxCnt::cmds_out];
-    const uint32_t nb = cmd.dlen ? (cmd.dlen + DB_ - 1) / DB_ : 1;
+    const uint32_t nb = cmd.dlen ? (cmd.dlen + DB_ - 1) >> db_sh_ : 1;
     Edge yk = xk;
     for (uint32_t j = 1; j < nb; ++j) {
       const uint32_t need = off + kOpBytes + std::min<uint32_t>(cmd.dlen, (j + 1) * DB_);

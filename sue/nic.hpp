@@ -267,7 +267,8 @@ class Nic {
   };
 
   NicConfig c_;
-  unsigned P_, K_, NQ_, NC_, QD_, W_, DB_;
+  unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
+  std::vector<int16_t> peer_lut_;  // [XPU]: its lowest peer index, -1 (empty: peer ids too large, a search)
   std::vector<Queue> q_;
   std::vector<Slot> slots_;  // [q * QDepth + idx mod QDepth]
   std::vector<Conn> conn_;
@@ -354,6 +355,7 @@ class Nic {
     return (C.rto_gen & 0xffu) == (key & 0xffu) && C.ack_psn != C.npsn;
   }
   bool schedule(Edge x);
+  bool pick(Edge x, uint32_t idle);
   bool start_new(Edge x, unsigned q, unsigned t);
   void after_start(Edge x);
   Edge port_ready(unsigned p) const;
