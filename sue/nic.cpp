@@ -83,6 +83,7 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   }
   q_.assign(NQ_, {});
   slots_.assign(static_cast<size_t>(NQ_) * QD_, {});
+  acked_.assign(static_cast<size_t>(NQ_) * QD_, 0);
   conn_.assign(NC_, {});
   desc_.assign(static_cast<size_t>(NC_) * W_, {});
   for (unsigned v = 0; v < 4; ++v) cred_[v] = c_.rx_credits[v];
@@ -128,7 +129,7 @@ bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   Slot& s = slots_[static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1))];
   s.cmd = cmd;
   s.vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
-  s.acked = false;
+  acked_[static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1))] = 0;
   const bool first = Q.send == Q.tail;
   ++Q.tail;
   ++unsent_total_;
@@ -310,7 +311,6 @@ void Nic::edge(Edge x) {
 void Nic::rto_arm(unsigned c, Edge x) {
   Conn& C = conn_[c];
   ++C.rto_gen;
-  C.rto_base = x;
   if (C.ack_psn == C.npsn) return;
   rto_q_.push_back({x + std::max<uint32_t>(1, c_.rto), c << 8 | (C.rto_gen & 0xffu)});
 }
@@ -335,13 +335,13 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   Queue& Q = q_[q];
   for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
     const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
-    for (uint32_t k = 0; k < d.n; ++k) slots_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))].acked = true;
+    for (uint32_t k = 0; k < d.n; ++k) acked_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))] = 1;
     tp_[p].out_bytes -= d.p;
   }
   while (Q.head != Q.send) {
-    Slot& s = slots_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
-    if (!s.acked) break;
-    s.acked = false;
+    uint8_t& a = acked_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
+    if (!a) break;
+    a = 0;
     ++Q.head;
     out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
   }

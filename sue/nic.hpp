@@ -217,7 +217,6 @@ class Nic {
   struct Slot {
     NicCmd cmd;
     Edge vis = 0;
-    bool acked = false;
   };
   struct Queue {
     uint32_t head = 0, send = 0, tail = 0;
@@ -232,7 +231,6 @@ class Nic {
     bool rtx_act = false;
     uint8_t owe = 0;  // FbOwe kOweNone / kOweAck / kOweNack
     Edge owe_at = 0;  // edge the owe was written (age 0)
-    Edge rto_base = 0;
     uint32_t rto_gen = 0;
     // receive side of the same connection key
     uint16_t exp = 0;
@@ -271,6 +269,7 @@ class Nic {
   std::vector<int16_t> peer_lut_;  // [XPU]: its lowest peer index, -1 (empty: peer ids too large, a search)
   std::vector<Queue> q_;
   std::vector<Slot> slots_;  // [q * QDepth + idx mod QDepth]
+  std::vector<uint8_t> acked_;  // [as slots_]: the slot's PDU is acknowledged (its own array: progress touches no slot)
   std::vector<Conn> conn_;
   std::vector<Desc> desc_;  // [c * Window + psn mod Window]
   std::array<TxPort, kMaxPorts> tp_{};
