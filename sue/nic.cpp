@@ -151,7 +151,9 @@ void Nic::rx_credit(unsigned vc, Edge at) {
 
 void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
   RxPort& r = rp_[port];
-  r.in.push_back({std::move(f), std::max(eof, now_)});
+  InFrame& h = r.in.push();
+  h.f = std::move(f);
+  h.eof = std::max(eof, now_);
   if (r.in.size() == 1) {
     rx_upd(port);
     next_ = std::min(next_, rx_due_[port]);
@@ -579,7 +581,7 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t) {
     packed += b;
     ++n;
   }
-  rr_peer_[v] = (i + 1) % K_;
+  rr_peer_[v] = i + 1 == K_ ? 0 : i + 1;
   const unsigned cnt = v == wrr_vc_ ? wrr_cnt_ + 1 : 1;
   if (cnt >= std::max<uint32_t>(1, c_.vc_weight[v])) {
     wrr_vc_ = (v + 1) & 3u;
@@ -759,11 +761,11 @@ void Nic::unpack(Edge x) {
   unext_ = kNoEdge;
   if (!ub_) {
     for (unsigned k = 0; k < P_; ++k) {
-      const unsigned p = (rr_port_ + k) % P_;
+      const unsigned p = rr_port_ + k < P_ ? rr_port_ + k : rr_port_ + k - P_;
       if (rp_[p].rec.empty()) continue;
       ub_ = true;
       uport_ = p;
-      rr_port_ = (p + 1) % P_;
+      rr_port_ = p + 1 == P_ ? 0 : p + 1;
       ucmd_ = 0;
       upick_ = x;
       ulast_ = x;
@@ -794,7 +796,7 @@ void Nic::unpack(Edge x) {
   // The commands output by this call are handed to the caller together, at the last one's output
   // edge (their first/last stamps stay exact): one event per frame instead of one per command.
   const size_t mark = pend_del_.size();
-  auto release = [&]() {
+  auto release = [&]() {  // (rel of each command pushed by this call)
     for (size_t k = mark; k < pend_del_.size(); ++k) pend_del_[k].rel = ulast_;
   };
   while (ucmd_ < f.cmds.size()) {
@@ -815,7 +817,12 @@ void Nic::unpack(Edge x) {
       const uint32_t need = off + kOpBytes + std::min<uint32_t>(cmd.dlen, (j + 1) * DB_);
       yk = std::max(yk + 1, upick_ + 2 + (need - 1) / kRow);
     }
-    pend_del_.push_back({{cmd, f.src, static_cast<uint8_t>(uport_), xk + 1, yk + 1}, 0});
+    PendDel& pd = pend_del_.push();
+    pd.d.cmd = cmd;
+    pd.d.src = f.src;
+    pd.d.port = static_cast<uint8_t>(uport_);
+    pd.d.first = xk + 1;
+    pd.d.last = yk + 1;
     ulast_ = yk;
     off += kOpBytes + cmd.dlen;
     ++ucmd_;

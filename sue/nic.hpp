@@ -140,6 +140,12 @@ class Ring {
     b_[(h_ + n_) & m_] = std::move(v);
     ++n_;
   }
+  /// Appends a slot and returns it (its previous, moved-from object: assign every field).
+  T& push() {
+    grow();
+    ++n_;
+    return back();
+  }
   void pop_front() {
     h_ = (h_ + 1) & m_;
     --n_;
