@@ -225,7 +225,7 @@ void Nic::recompute_next() {
   if (ub_ && unext_ == kNoEdge && !rx_ret_.empty()) n = std::min(n, rx_ret_.front().at + 1);  // a stalled command
   n = std::min(n, unext_);
   if (!pend_del_.empty()) n = std::min(n, pend_del_.front().rel);
-  for (unsigned p = 0; p < P_; ++p) n = std::min(n, rx_due_[p]);
+  n = std::min(n, rx_min_);
   next_ = c_.poll ? now_ : n == kNoEdge ? kNoEdge : std::max(n, now_);
 }
 
@@ -259,26 +259,29 @@ void Nic::edge(Edge x) {
     if (ub_ && unext_ == kNoEdge) unext_ = x;  // a command stalled for this credit
   }
   // sue_rx: one frame per port may complete at this edge (its eof beat taken), ascending ports.
-  for (unsigned p = 0; p < P_; ++p)
-    if (rx_due_[p] <= x) rx_take(p, x);  // (a frame that does not fit waits at the MAC)
+  if (rx_min_ <= x)
+    for (unsigned p = 0; p < P_; ++p)
+      if (rx_due_[p] <= x) rx_take(p, x);  // (a frame that does not fit waits at the MAC)
   // sue_tx step 1: feedback registered at earlier edges, ascending ports (queued in that order).
   while (!fb_.empty() && fb_.front().at <= x) {
     apply_fb(fb_.front(), x);
     fb_.pop_front();
   }
   // Step 3: RTO, the timers due in (deadline, key) order (as the min-heap they replace).
-  rto_due_.clear();
-  while (!rto_q_.empty() && rto_q_.front().at <= x) {
-    rto_due_.push_back({rto_q_.front().at, rto_q_.front().key});
-    rto_q_.pop_front();
-  }
-  if (rto_due_.size() > 1) std::sort(rto_due_.begin(), rto_due_.end());
-  for (const auto& e : rto_due_) {
-    if (!rto_live(e.second)) continue;  // stale
-    const unsigned c = e.second >> 8;
-    Conn& C = conn_[c];
-    ++tcnt_[TxCnt::rto];
-    go_back(c, C.ack_psn, x);
+  if (!rto_q_.empty() && rto_q_.front().at <= x) {
+    rto_due_.clear();
+    while (!rto_q_.empty() && rto_q_.front().at <= x) {
+      rto_due_.push_back({rto_q_.front().at, rto_q_.front().key});
+      rto_q_.pop_front();
+    }
+    if (rto_due_.size() > 1) std::sort(rto_due_.begin(), rto_due_.end());
+    for (const auto& e : rto_due_) {
+      if (!rto_live(e.second)) continue;  // stale
+      const unsigned c = e.second >> 8;
+      Conn& C = conn_[c];
+      ++tcnt_[TxCnt::rto];
+      go_back(c, C.ack_psn, x);
+    }
   }
   // Step 4: at most one job starts.
   if (c_.poll) tx_wake_ = x;
@@ -752,6 +755,7 @@ void Nic::rx_upd(unsigned p) {
     if (r.rows + rows <= c_.tp.rx_buf_beats && r.rec.size() < c_.tp.rx_frames) t = r.in.front().eof;
   }
   rx_due_[p] = t;
+  rx_min_ = std::min(std::min(rx_due_[0], rx_due_[1]), std::min(rx_due_[2], rx_due_[3]));
 }
 
 // The unpacker: one frame at a time, ports round robin per frame; row r of the frame is read at

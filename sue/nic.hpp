@@ -281,6 +281,7 @@ class Nic {
   std::array<TxPort, kMaxPorts> tp_{};
   std::array<RxPort, kMaxPorts> rp_{};
   std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
+  Edge rx_min_ = kNoEdge;                                                     // their minimum
   uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
   std::array<uint32_t, 4> rr_peer_{};
   std::array<uint16_t, 4> unsent_mask_{};  // per VC: peers whose queue holds unsent commands
