@@ -474,15 +474,16 @@ bool Nic::schedule(Edge x) {
 bool Nic::pick(Edge x, uint32_t idle) {
   const unsigned per_port = K_ * 4;
   // 3. RTX: the lowest connection on an idle port with credit.
-  for (unsigned w = 0; w < 4; ++w)
-    for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
-      const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
-      if (((idle >> p) & 1u) && gate_ok(p, v)) {
-        start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0);
-        after_start(x);
-        return true;
+  if (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3])
+    for (unsigned w = 0; w < 4; ++w)
+      for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
+        const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
+        if (((idle >> p) & 1u) && gate_ok(p, v)) {
+          start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0);
+          after_start(x);
+          return true;
+        }
       }
-    }
   // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none is due before).
   if (x >= owe_next_) {
     Edge nd = kNoEdge, nf = kNoEdge;  // the earliest due; the earliest due after x
@@ -697,6 +698,7 @@ void Nic::rx_take(unsigned p, Edge x) {
   const uint32_t rows = (stored + kRow - 1) / kRow;
   if (r.rows + rows > c_.tp.rx_buf_beats || r.rec.size() >= c_.tp.rx_frames) return;  // ready low: held at the MAC
   NicFrame& f = h.f;
+  if (!f.cmds.empty()) __builtin_prefetch(f.cmds.data());  // the unpacker reads them at the next edge (written by the sender)
   out_taken_.push_back({static_cast<uint8_t>(p), f.vc, f.bytes, x});
   ++rcnt_[RxCnt::frames_in];
   rcnt_[RxCnt::bytes_in] += stored;
