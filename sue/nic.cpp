@@ -723,7 +723,7 @@ void Nic::rx_take(unsigned p, Edge x) {
         e.owe_psn = f.psn;
         ++rcnt_[RxCnt::pdus_ok];
         r.rows += rows;
-        r.rec_rows.push_back(rows);
+        r.rec_rows.push_back({rows, f.cmds.data()});
         r.rec.push_back(std::move(f));
         if (!ub_) unext_ = std::min(unext_, x + 1);  // picked at the next edge
       } else if (d < 0x8000) {  // ahead: one NACK per gap
@@ -778,6 +778,18 @@ void Nic::unpack(Edge x) {
       break;
     }
     if (!ub_) return;
+    // The frame the next pick probably takes (the next port in the round robin holding one): its
+    // commands, written long ago by the sender, are fetched while this frame is unpacked.
+    for (unsigned k = 0; k < P_; ++k) {
+      const unsigned p = rr_port_ + k < P_ ? rr_port_ + k : rr_port_ + k - P_;
+      const RxPort& n = rp_[p];
+      const size_t j = p == uport_ ? 1 : 0;
+      if (n.rec_rows.size() > j) {
+        __builtin_prefetch(&n.rec[j]);
+        if (n.rec_rows[j].cmds) __builtin_prefetch(n.rec_rows[j].cmds);
+        break;
+      }
+    }
   }
   RxPort& r = rp_[uport_];
   const NicFrame& f = r.rec.front();
@@ -787,7 +799,7 @@ void Nic::unpack(Edge x) {
       return;
     }
     // The frame ends at its last output edge: rows freed, the next pick at the next edge.
-    r.rows -= r.rec_rows.front();
+    r.rows -= r.rec_rows.front().rows;
     r.rec_rows.pop_front();
     if (spare_.size() < 64) spare_.push_back(std::move(r.rec.front().cmds));
     r.rec.pop_front();

@@ -262,7 +262,11 @@ class Nic {
   struct RxPort {
     Ring<InFrame> in;   // at the MAC, not yet taken
     Ring<NicFrame> rec;  // accepted, waiting for or in the unpacker
-    Ring<uint32_t> rec_rows;
+    struct RecInfo {
+      uint32_t rows;
+      const NicCmd* cmds;  // the frame's commands (prefetched before its pick)
+    };
+    Ring<RecInfo> rec_rows;  // [as rec]
     uint32_t rows = 0;
   };
   struct Timed {
