@@ -4,6 +4,7 @@
 #include "sue/nic.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
 
@@ -12,6 +13,25 @@
 namespace sue {
 
 namespace {
+
+// [4-bit mask of VCs]: those VCs' 16-bit lanes of a word of four peer masks.
+constexpr uint64_t kLane = 0xffffull;
+constexpr uint64_t kNibbleWords[16] = {0,
+                                       kLane,
+                                       kLane << 16,
+                                       kLane | kLane << 16,
+                                       kLane << 32,
+                                       kLane | kLane << 32,
+                                       kLane << 16 | kLane << 32,
+                                       kLane | kLane << 16 | kLane << 32,
+                                       kLane << 48,
+                                       kLane | kLane << 48,
+                                       kLane << 16 | kLane << 48,
+                                       kLane | kLane << 16 | kLane << 48,
+                                       kLane << 32 | kLane << 48,
+                                       kLane | kLane << 32 | kLane << 48,
+                                       kLane << 16 | kLane << 32 | kLane << 48,
+                                       ~0ull};
 
 enum JobKind : unsigned { kJobNew = 0, kJobRtx = 1, kJobAck = 2 };
 
@@ -51,8 +71,19 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   QD_ = c_.tp.qdepth;
   W_ = c_.tp.window;
   DB_ = c_.tp.db();
+  db_sh_ = static_cast<unsigned>(__builtin_ctz(DB_));
+  if (DB_ != 1u << db_sh_) throw std::invalid_argument("sue::Nic: DataW/8 must be a power of two");
+  {
+    uint32_t top = 0;
+    for (unsigned i = 0; i < K_; ++i) top = std::max(top, c_.peer_xpuid[i]);
+    if (top < 65536) {  // XPU -> lowest peer index
+      peer_lut_.assign(static_cast<size_t>(top) + 1, -1);
+      for (unsigned i = K_; i-- > 0;) peer_lut_[c_.peer_xpuid[i]] = static_cast<int16_t>(i);
+    }
+  }
   q_.assign(NQ_, {});
   slots_.assign(static_cast<size_t>(NQ_) * QD_, {});
+  acked_.assign(static_cast<size_t>(NQ_) * QD_, 0);
   conn_.assign(NC_, {});
   desc_.assign(static_cast<size_t>(NC_) * W_, {});
   for (unsigned v = 0; v < 4; ++v) cred_[v] = c_.rx_credits[v];
@@ -61,13 +92,22 @@ Nic::Nic(const NicConfig& c) : c_(c) {
       pin_mask_[(i + v) % P_][v] |= static_cast<uint16_t>(1u << i);  // strict pin
       pin_port_[i * 4 + v] = static_cast<uint8_t>((i + v) % P_);
     }
+  for (unsigned p = 0; p < P_; ++p)
+    for (unsigned v = c_.gate_classes ? c_.gate_classes : 4; v < 4; ++v) gate_never_ |= 1u << (p * 4 + v);
+  for (unsigned p = 0; p < P_; ++p)
+    for (unsigned v = 0; v < 4; ++v) carry_[p] |= static_cast<uint64_t>(c_.strict ? pin_mask_[p][v] : 0xffffu) << (16 * v);
   conn_port_.resize(NC_);
+  for (unsigned c = 0; c < NC_; ++c) port_conns_[c / (K_ * 4)][c >> 6] |= 1ull << (c & 63);
   for (unsigned c = 0; c < NC_; ++c) conn_port_[c] = static_cast<uint8_t>(c / (K_ * 4));
   for (unsigned p = 0; p < P_; ++p)
-    for (unsigned v = 0; v < c_.gate_classes; ++v) tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
+    for (unsigned v = 0; v < c_.gate_classes; ++v) {
+      tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
+      if (!gate_ok(p, v)) gate_closed_ |= 1u << (p * 4 + v);
+    }
 }
 
 int Nic::peer_of(uint32_t xpu) const {
+  if (!peer_lut_.empty()) return xpu < peer_lut_.size() ? peer_lut_[xpu] : -1;
   for (unsigned i = 0; i < K_; ++i)
     if (c_.peer_xpuid[i] == xpu) return static_cast<int>(i);
   return -1;
@@ -89,16 +129,17 @@ bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   Slot& s = slots_[static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1))];
   s.cmd = cmd;
   s.vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
-  s.acked = false;
+  acked_[static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1))] = 0;
   const bool first = Q.send == Q.tail;
   ++Q.tail;
   ++unsent_total_;
   unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
   ++tcnt_[TxCnt::cmds_in];
   // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
-  if (first) {
-    wake(s.vis);
-    next_ = std::min(next_, std::max(s.vis, now_));
+  if (first) {  // strict: its pin port may take it once free
+    const Edge t = c_.strict ? std::max(s.vis, tp_[pin_port_[q]].free_at) : s.vis;
+    wake(t);
+    next_ = std::min(next_, std::max(t, now_));
   }
   return true;
 }
@@ -110,13 +151,20 @@ void Nic::rx_credit(unsigned vc, Edge at) {
 
 void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
   RxPort& r = rp_[port];
-  r.in.push_back({std::move(f), std::max(eof, now_)});
-  if (r.in.size() == 1) next_ = std::min(next_, r.in.back().eof);
+  InFrame& h = r.in.push();
+  h.f = std::move(f);
+  h.eof = std::max(eof, now_);
+  if (r.in.size() == 1) {
+    rx_upd(port);
+    next_ = std::min(next_, rx_due_[port]);
+  }
 }
 
 void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
   gate_upd_.push_back({std::max(at, now_), port * 4 + (cls & 3u), limit});
-  next_ = std::min(next_, gate_upd_.back().at);
+  // An update of an open gate changes nothing the scheduler looks at until the next edge it works at
+  // (edge() applies it first): no event of its own. A closed gate's update may open it.
+  if ((gate_closed_ >> (port * 4 + (cls & 3u))) & 1u) next_ = std::min(next_, gate_upd_.back().at);
 }
 
 void Nic::clear_outputs() {
@@ -163,16 +211,21 @@ void Nic::recompute_next() {
   if (!fb_.empty()) n = std::min(n, fb_.front().at);
   while (!rto_q_.empty() && !rto_live(rto_q_.front().key)) rto_q_.pop_front();  // stale timers: no event
   if (!rto_q_.empty()) n = std::min(n, rto_q_.front().at);
-  if (!gate_upd_.empty()) n = std::min(n, gate_upd_.front().at);
+  if (gate_closed_ && !gate_upd_.empty()) {  // the first update of a closed gate, applied once those before it are
+    Edge m = 0;
+    for (size_t k = 0; k < gate_upd_.size(); ++k) {
+      const Timed& u = gate_upd_[k];
+      m = std::max(m, u.at);
+      if ((gate_closed_ >> u.a) & 1u) {
+        n = std::min(n, m);
+        break;
+      }
+    }
+  }
   if (ub_ && unext_ == kNoEdge && !rx_ret_.empty()) n = std::min(n, rx_ret_.front().at + 1);  // a stalled command
   n = std::min(n, unext_);
   if (!pend_del_.empty()) n = std::min(n, pend_del_.front().rel);
-  for (unsigned p = 0; p < P_; ++p) {
-    const RxPort& r = rp_[p];
-    if (r.in.empty()) continue;
-    const uint32_t rows = (r.in.front().f.bytes - static_cast<uint32_t>(kFcsBytes) + kRow - 1) / kRow;
-    if (r.rows + rows <= c_.tp.rx_buf_beats && r.rec.size() < c_.tp.rx_frames) n = std::min(n, r.in.front().eof);
-  }
+  n = std::min(n, rx_min_);
   next_ = c_.poll ? now_ : n == kNoEdge ? kNoEdge : std::max(n, now_);
 }
 
@@ -189,7 +242,13 @@ void Nic::edge(Edge x) {
     if (!was_ok && gate_ok(u.a >> 2, v)) {  // the gate opens: what waited for it may start
       if (T.closed_since[v] != kNoEdge) T.closed[v] += x - T.closed_since[v];
       T.closed_since[v] = kNoEdge;
-      wake(x);
+      wake(std::max(x, T.free_at));
+    }
+    if (v < c_.gate_classes) {  // (an update that lowers the limit may close it)
+      if (gate_ok(u.a >> 2, v))
+        gate_closed_ &= ~(1u << u.a);
+      else
+        gate_closed_ |= 1u << u.a;
     }
   }
   // Receive credits pulsed before this edge (cred_q at this edge includes them).
@@ -200,26 +259,29 @@ void Nic::edge(Edge x) {
     if (ub_ && unext_ == kNoEdge) unext_ = x;  // a command stalled for this credit
   }
   // sue_rx: one frame per port may complete at this edge (its eof beat taken), ascending ports.
-  for (unsigned p = 0; p < P_; ++p)
-    if (!rp_[p].in.empty() && rp_[p].in.front().eof <= x) rx_take(p, x);
+  if (rx_min_ <= x)
+    for (unsigned p = 0; p < P_; ++p)
+      if (rx_due_[p] <= x) rx_take(p, x);  // (a frame that does not fit waits at the MAC)
   // sue_tx step 1: feedback registered at earlier edges, ascending ports (queued in that order).
   while (!fb_.empty() && fb_.front().at <= x) {
     apply_fb(fb_.front(), x);
     fb_.pop_front();
   }
   // Step 3: RTO, the timers due in (deadline, key) order (as the min-heap they replace).
-  rto_due_.clear();
-  while (!rto_q_.empty() && rto_q_.front().at <= x) {
-    rto_due_.push_back({rto_q_.front().at, rto_q_.front().key});
-    rto_q_.pop_front();
-  }
-  if (rto_due_.size() > 1) std::sort(rto_due_.begin(), rto_due_.end());
-  for (const auto& e : rto_due_) {
-    if (!rto_live(e.second)) continue;  // stale
-    const unsigned c = e.second >> 8;
-    Conn& C = conn_[c];
-    ++tcnt_[TxCnt::rto];
-    go_back(c, C.ack_psn, x);
+  if (!rto_q_.empty() && rto_q_.front().at <= x) {
+    rto_due_.clear();
+    while (!rto_q_.empty() && rto_q_.front().at <= x) {
+      rto_due_.push_back({rto_q_.front().at, rto_q_.front().key});
+      rto_q_.pop_front();
+    }
+    if (rto_due_.size() > 1) std::sort(rto_due_.begin(), rto_due_.end());
+    for (const auto& e : rto_due_) {
+      if (!rto_live(e.second)) continue;  // stale
+      const unsigned c = e.second >> 8;
+      Conn& C = conn_[c];
+      ++tcnt_[TxCnt::rto];
+      go_back(c, C.ack_psn, x);
+    }
   }
   // Step 4: at most one job starts.
   if (c_.poll) tx_wake_ = x;
@@ -254,7 +316,6 @@ void Nic::edge(Edge x) {
 void Nic::rto_arm(unsigned c, Edge x) {
   Conn& C = conn_[c];
   ++C.rto_gen;
-  C.rto_base = x;
   if (C.ack_psn == C.npsn) return;
   rto_q_.push_back({x + std::max<uint32_t>(1, c_.rto), c << 8 | (C.rto_gen & 0xffu)});
 }
@@ -264,9 +325,10 @@ void Nic::go_back(unsigned c, uint16_t from, Edge x) {
   C.rtx_act = true;
   C.rtx_psn = from;
   m_rtx_[c >> 6] |= 1ull << (c & 63);
+  upd_blk(c);
   ++tcnt_[TxCnt::gbn];
   rto_arm(c, x);
-  wake(x);
+  wake(std::max(x, tp_[conn_port_[c]].free_at));
 }
 
 void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
@@ -278,13 +340,13 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   Queue& Q = q_[q];
   for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
     const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
-    for (uint32_t k = 0; k < d.n; ++k) slots_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))].acked = true;
+    for (uint32_t k = 0; k < d.n; ++k) acked_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))] = 1;
     tp_[p].out_bytes -= d.p;
   }
   while (Q.head != Q.send) {
-    Slot& s = slots_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
-    if (!s.acked) break;
-    s.acked = false;
+    uint8_t& a = acked_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
+    if (!a) break;
+    a = 0;
     ++Q.head;
     out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
   }
@@ -297,7 +359,8 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
     }
   }
   rto_arm(c, x);
-  if (was_full || (was_rtx && !C.rtx_act)) wake(x);  // the window opened or the go-back-N ended
+  upd_blk(c);
+  if (was_full || (was_rtx && !C.rtx_act)) wake(std::max(x, tp_[p].free_at));  // the window opened or the go-back-N ended
 }
 
 void Nic::apply_fb(const Fb& e, Edge x) {
@@ -316,8 +379,11 @@ void Nic::apply_fb(const Fb& e, Edge x) {
     if (before == kOweNone) C.owe_at = x;
     m_owe_[c >> 6] |= 1ull << (c & 63);
     const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
+    owe_due_[c] = due;
+    const unsigned p = conn_port_[c];
+    owe_min_[p] = std::min(owe_min_[p], due);
     owe_next_ = std::min(owe_next_, due);
-    wake(std::max(x + 1, due));
+    wake(std::max({x + 1, due, tp_[p].free_at}));
   }
   const uint16_t o = static_cast<uint16_t>(C.npsn - C.ack_psn);
   if (e.rop == 1) {
@@ -333,67 +399,98 @@ void Nic::apply_fb(const Fb& e, Edge x) {
   }
 }
 
-// One job started at x: another idle port may start one at the next edge; else the next port to free.
-void Nic::after_start(uint32_t idle_left, Edge x) {
-  // Something an idle port could start: an RTX or an owed ACK/NACK of one of its connections, or an
-  // unsent queue it could carry (strict: pinned to it; unordered: any).
-  const unsigned per_port = K_ * 4;
-  for (uint32_t m = idle_left; m; m &= m - 1) {
-    const unsigned p = ctz64(m), lo = p * per_port;
-    for (unsigned c = lo; c < lo + per_port; c += 64 - (c & 63)) {
-      const unsigned w = c >> 6, sh = c & 63, n = std::min(64 - sh, lo + per_port - c);
-      const uint64_t sel = (n == 64 ? ~0ull : ((1ull << n) - 1)) << sh;
-      if ((m_rtx_[w] | m_owe_[w]) & sel) {
-        wake(x + 1);
-        return;
-      }
-    }
-    for (unsigned v = 0; v < 4; ++v)
-      if (unsent_mask_[v] & (c_.strict ? pin_mask_[p][v] : 0xffffu)) {
-        wake(x + 1);
-        return;
-      }
+// The earliest edge port p may have work it can start, its being busy aside (kNoEdge: none until
+// something changes, which wakes the scheduler): an RTX of one of its connections, an unsent queue it
+// carries (strict: pinned to it; unordered: any) whose connection has room in its window and no
+// go-back-N running and whose gate is open (0: now), or the due edge of an owed ACK/NACK.
+Edge Nic::port_ready(unsigned p) const {
+  const uint64_t* pm = port_conns_[p].data();
+  if ((m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) &&
+      ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3])))
+    return 0;
+  // The four VCs' 16-bit peer masks side by side in one word.
+  uint64_t u, blk;
+  std::memcpy(&u, unsent_mask_.data(), 8);
+  std::memcpy(&blk, blk_[p].data(), 8);
+  if (u & carry_[p] & ~blk & kNibbleWords[(~(gate_closed_ | gate_never_) >> (p * 4)) & 15u]) return 0;
+  if (!owe_min_ok_[p]) {  // a lower bound of the owed due edges of the port; exact once recomputed
+    Edge t = kNoEdge;
+    for (unsigned w = 0; w < 4; ++w)
+      for (uint64_t o = m_owe_[w] & pm[w]; o; o &= o - 1) t = std::min(t, owe_due_[w * 64 + ctz64(o)]);
+    owe_min_[p] = t;
+    owe_min_ok_[p] = true;
   }
-  Edge m = kNoEdge;  // else the next port to free (idle ports wait for new work, which wakes us)
+  return owe_min_[p];
+}
+
+void Nic::upd_blk(unsigned c) {
+  const Conn& C = conn_[c];
+  const unsigned p = conn_port_[c], i = (c >> 2) - p * K_, v = c & 3u;
+  if (C.rtx_act || static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_)
+    blk_[p][v] |= static_cast<uint16_t>(1u << i);
+  else
+    blk_[p][v] &= static_cast<uint16_t>(~(1u << i));
+}
+
+// One job started at x: another port may start one from the next edge, once it is free and has work.
+void Nic::after_start(Edge x) {
+  for (unsigned p = 0; p < P_; ++p)  // the ports free at x + 1 first: one with work there ends the search
+    if (tp_[p].free_at <= x + 1) {
+      const Edge r = port_ready(p);
+      if (r <= x + 1) {
+        wake(x + 1);
+        return;
+      }
+      wake(r);
+    }
   for (unsigned p = 0; p < P_; ++p)
-    if (tp_[p].free_at > x) m = std::min(m, tp_[p].free_at);
-  wake(m);
+    if (tp_[p].free_at > x + 1 && tp_[p].free_at < tx_wake_) {
+      const Edge r = port_ready(p);
+      if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
+    }
 }
 
 bool Nic::schedule(Edge x) {
   tx_wake_ = kNoEdge;
   uint32_t idle = 0;
-  Edge busy_min = kNoEdge;
-  for (unsigned p = 0; p < P_; ++p) {
-    if (tp_[p].free_at <= x)
-      idle |= 1u << p;
-    else
-      busy_min = std::min(busy_min, tp_[p].free_at);
-  }
   const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) ||
                     (m_owe_[0] | m_owe_[1] | m_owe_[2] | m_owe_[3]);
   if (!work) return false;
-  if (busy_min != kNoEdge) wake(busy_min);  // a port that frees may start what cannot start now
-  if (!idle) return false;
+  for (unsigned p = 0; p < P_; ++p)
+    if (tp_[p].free_at <= x) idle |= 1u << p;
+  if (!idle || !pick(x, idle)) {
+    // A port that frees may start what it cannot start now (after a start, after_start looked).
+    for (unsigned p = 0; p < P_; ++p)
+      if (tp_[p].free_at > x && tp_[p].free_at < tx_wake_) {
+        const Edge r = port_ready(p);
+        if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
+      }
+    return false;
+  }
+  return true;
+}
+
+// Starts the job schedule() picks among the idle ports (at most one; false: none can start now).
+bool Nic::pick(Edge x, uint32_t idle) {
   const unsigned per_port = K_ * 4;
   // 3. RTX: the lowest connection on an idle port with credit.
-  for (unsigned w = 0; w < 4; ++w)
-    for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
-      const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
-      if (((idle >> p) & 1u) && gate_ok(p, v)) {
-        start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0);
-        after_start(idle & ~(1u << p), x);
-        return true;
+  if (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3])
+    for (unsigned w = 0; w < 4; ++w)
+      for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
+        const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
+        if (((idle >> p) & 1u) && gate_ok(p, v)) {
+          start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0);
+          after_start(x);
+          return true;
+        }
       }
-    }
   // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none is due before).
   if (x >= owe_next_) {
     Edge nd = kNoEdge, nf = kNoEdge;  // the earliest due; the earliest due after x
     for (unsigned w = 0; w < 4; ++w)
       for (uint64_t m = m_owe_[w]; m; m &= m - 1) {
         const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
-        const Conn& C = conn_[c];
-        const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
+        const Edge due = owe_due_[c];
         nd = std::min(nd, due);
         if (due > x) {
           nf = std::min(nf, due);
@@ -401,7 +498,7 @@ bool Nic::schedule(Edge x) {
         }
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
           start(kJobAck, p, (c - p * per_port) >> 2, v, x, 0, 0);
-          after_start(idle & ~(1u << p), x);
+          after_start(x);
           return true;
         }
       }
@@ -411,20 +508,40 @@ bool Nic::schedule(Edge x) {
   if (owe_next_ > x) wake(owe_next_);
   // 6. NEW: WRR over VCs, round robin over peers; packing of the commands present now. Only queues
   // whose port can start now are looked at (strict: the pin port idle with credit; unordered: any).
+  uint64_t strict_elig = 0;  // strict: the queues whose pin port is idle with credit and whose connection can send
+  if (c_.strict) {
+    uint64_t u;
+    std::memcpy(&u, unsent_mask_.data(), 8);
+    const uint32_t open = ~(gate_closed_ | gate_never_);
+    uint64_t e = 0;
+    for (uint32_t m = idle; m; m &= m - 1) {
+      const unsigned p = ctz64(m);
+      uint64_t blk;
+      std::memcpy(&blk, blk_[p].data(), 8);
+      e |= carry_[p] & ~blk & kNibbleWords[(open >> (p * 4)) & 15u];
+    }
+    strict_elig = u & e;
+    if (!strict_elig) return false;
+  }
   for (unsigned k = 0; k < 4; ++k) {
     const unsigned v = (wrr_vc_ + k) & 3u;
-    uint32_t elig = unsent_mask_[v];
+    uint32_t elig = c_.strict ? static_cast<uint32_t>(strict_elig >> (16 * v)) & 0xffffu : unsent_mask_[v];
     if (!elig) continue;
+    if (c_.strict) {
+      while (elig) {
+        // the first eligible peer in the order rr_peer[v], rr_peer[v] + 1, ... (mod NumPeers)
+        const uint32_t hi = elig & (~0u << rr_peer_[v]);
+        const unsigned i = ctz64(hi ? hi : elig);
+        elig &= ~(1u << i);
+        const unsigned q = i * 4 + v;
+        if (start_new(x, q, pin_port_[q])) return true;
+      }
+      continue;
+    }
     uint32_t ok_ports = 0;
     for (unsigned p = 0; p < P_; ++p)
       if (((idle >> p) & 1u) && gate_ok(p, v)) ok_ports |= 1u << p;
     if (!ok_ports) continue;
-    if (c_.strict) {
-      uint32_t pins = 0;
-      for (unsigned p = 0; p < P_; ++p)
-        if ((ok_ports >> p) & 1u) pins |= pin_mask_[p][v];
-      elig &= pins;
-    }
     while (elig) {
       // the first eligible peer in the order rr_peer[v], rr_peer[v] + 1, ... (mod NumPeers)
       const uint32_t hi = elig & (~0u << rr_peer_[v]);
@@ -437,47 +554,49 @@ bool Nic::schedule(Edge x) {
         return !C.rtx_act && static_cast<uint16_t>(C.npsn - C.ack_psn) < W_;
       };
       int t = -1;
-      if (c_.strict) {
-        const unsigned b = pin_port_[q];
-        if (cand(b)) t = static_cast<int>(b);
-      } else {
-        for (unsigned p = 0; p < P_; ++p)
-          if (cand(p) && (t < 0 || tp_[p].out_bytes < tp_[static_cast<unsigned>(t)].out_bytes)) t = static_cast<int>(p);
-      }
+      for (unsigned p = 0; p < P_; ++p)
+        if (cand(p) && (t < 0 || tp_[p].out_bytes < tp_[static_cast<unsigned>(t)].out_bytes)) t = static_cast<int>(p);
       if (t < 0) continue;
-      const Queue& Q = q_[q];
-      const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
-      const Edge vis = base[Q.send & (QD_ - 1)].vis;
-      if (vis > x) {
-        wake(vis);
-        continue;
-      }
-      // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack.
-      unsigned n = 0;
-      uint32_t packed = 0;
-      for (uint32_t s = Q.send; s != Q.tail; ++s) {
-        const Slot& sl = base[s & (QD_ - 1)];
-        if (sl.vis > x) break;
-        const uint32_t b = kOpBytes + sl.cmd.dlen;
-        if (packed + b > c_.tp.max_pack) break;
-        packed += b;
-        ++n;
-      }
-      rr_peer_[v] = (i + 1) % K_;
-      const unsigned cnt = v == wrr_vc_ ? wrr_cnt_ + 1 : 1;
-      if (cnt >= std::max<uint32_t>(1, c_.vc_weight[v])) {
-        wrr_vc_ = (v + 1) & 3u;
-        wrr_cnt_ = 0;
-      } else {
-        wrr_vc_ = v;
-        wrr_cnt_ = cnt;
-      }
-      start(kJobNew, static_cast<unsigned>(t), i, v, x, n, packed);
-      after_start(idle & ~(1u << static_cast<unsigned>(t)), x);
-      return true;
+      if (start_new(x, q, static_cast<unsigned>(t))) return true;
     }
   }
   return false;
+}
+
+// A NEW job of queue q on port t (which can take it) if its head is visible at x: packing of the
+// commands present now, the round robin and WRR pointers move.
+bool Nic::start_new(Edge x, unsigned q, unsigned t) {
+  const unsigned i = q >> 2, v = q & 3u;
+  const Queue& Q = q_[q];
+  const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
+  const Edge vis = base[Q.send & (QD_ - 1)].vis;
+  if (vis > x) {
+    wake(vis);
+    return false;
+  }
+  // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack.
+  unsigned n = 0;
+  uint32_t packed = 0;
+  for (uint32_t s = Q.send; s != Q.tail; ++s) {
+    const Slot& sl = base[s & (QD_ - 1)];
+    if (sl.vis > x) break;
+    const uint32_t b = kOpBytes + sl.cmd.dlen;
+    if (packed + b > c_.tp.max_pack) break;
+    packed += b;
+    ++n;
+  }
+  rr_peer_[v] = i + 1 == K_ ? 0 : i + 1;
+  const unsigned cnt = v == wrr_vc_ ? wrr_cnt_ + 1 : 1;
+  if (cnt >= std::max<uint32_t>(1, c_.vc_weight[v])) {
+    wrr_vc_ = (v + 1) & 3u;
+    wrr_cnt_ = 0;
+  } else {
+    wrr_vc_ = v;
+    wrr_cnt_ = cnt;
+  }
+  start(kJobNew, t, i, v, x, n, packed);
+  after_start(x);
+  return true;
 }
 
 void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed) {
@@ -534,7 +653,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
   for (uint32_t k = 0; k < n; ++k) {
     f.cmds.push_back(base[(first + k) & (QD_ - 1)].cmd);
-    chunks += 1 + (f.cmds.back().dlen + DB_ - 1) / DB_;
+    chunks += 1 + ((f.cmds.back().dlen + DB_ - 1) >> db_sh_);
   }
   if (!n) chunks += 1;  // 80 00
   // Piggyback what the connection owes.
@@ -546,6 +665,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     ++tcnt_[C.owe == kOweNack ? TxCnt::nack_sent : TxCnt::ack_sent];
     C.owe = kOweNone;
     m_owe_[c >> 6] &= ~(1ull << (c & 63));
+    if (owe_due_[c] <= owe_min_[p]) owe_min_ok_[p] = false;
   }
   f.packed = packed;
   f.bytes = frame_bytes(packed);
@@ -559,8 +679,12 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   T.mac_ps = static_cast<int64_t>(f.sof) * c_.clock_ps + ser_ps(f.bytes + kWireOverhead) - ser_ps(kRow);
   if (v < c_.gate_classes) {
     T.used[v] = static_cast<uint16_t>(T.used[v] + (f.bytes + 127) / 128);
-    if (!gate_ok(p, v) && T.closed_since[v] == kNoEdge) T.closed_since[v] = x + 1;
+    if (!gate_ok(p, v)) {
+      gate_closed_ |= 1u << (p * 4 + v);
+      if (T.closed_since[v] == kNoEdge) T.closed_since[v] = x + 1;
+    }
   }
+  if (kind != kJobAck) upd_blk(c);
   ++tcnt_[TxCnt::frames_out];
   tcnt_[TxCnt::bytes_out] += lnf;
 }
@@ -574,6 +698,7 @@ void Nic::rx_take(unsigned p, Edge x) {
   const uint32_t rows = (stored + kRow - 1) / kRow;
   if (r.rows + rows > c_.tp.rx_buf_beats || r.rec.size() >= c_.tp.rx_frames) return;  // ready low: held at the MAC
   NicFrame& f = h.f;
+  if (!f.cmds.empty()) __builtin_prefetch(f.cmds.data());  // the unpacker reads them at the next edge (written by the sender)
   out_taken_.push_back({static_cast<uint8_t>(p), f.vc, f.bytes, x});
   ++rcnt_[RxCnt::frames_in];
   rcnt_[RxCnt::bytes_in] += stored;
@@ -598,7 +723,7 @@ void Nic::rx_take(unsigned p, Edge x) {
         e.owe_psn = f.psn;
         ++rcnt_[RxCnt::pdus_ok];
         r.rows += rows;
-        r.rec_rows.push_back(rows);
+        r.rec_rows.push_back({rows, f.cmds.data()});
         r.rec.push_back(std::move(f));
         if (!ub_) unext_ = std::min(unext_, x + 1);  // picked at the next edge
       } else if (d < 0x8000) {  // ahead: one NACK per gap
@@ -619,6 +744,20 @@ void Nic::rx_take(unsigned p, Edge x) {
   }
   if (h.f.cmds.capacity() && spare_.size() < 64) spare_.push_back(std::move(h.f.cmds));  // dropped (accepted ones moved out)
   r.in.pop_front();
+  rx_upd(p);
+}
+
+// The edge from which sue_rx takes port p's frame at the MAC: its eof, once the receive buffer has
+// room for it (rows and a frame record); kNoEdge while none waits or it does not fit.
+void Nic::rx_upd(unsigned p) {
+  const RxPort& r = rp_[p];
+  Edge t = kNoEdge;
+  if (!r.in.empty()) {
+    const uint32_t rows = (r.in.front().f.bytes - static_cast<uint32_t>(kFcsBytes) + kRow - 1) / kRow;
+    if (r.rows + rows <= c_.tp.rx_buf_beats && r.rec.size() < c_.tp.rx_frames) t = r.in.front().eof;
+  }
+  rx_due_[p] = t;
+  rx_min_ = std::min(std::min(rx_due_[0], rx_due_[1]), std::min(rx_due_[2], rx_due_[3]));
 }
 
 // The unpacker: one frame at a time, ports round robin per frame; row r of the frame is read at
@@ -628,17 +767,29 @@ void Nic::unpack(Edge x) {
   unext_ = kNoEdge;
   if (!ub_) {
     for (unsigned k = 0; k < P_; ++k) {
-      const unsigned p = (rr_port_ + k) % P_;
+      const unsigned p = rr_port_ + k < P_ ? rr_port_ + k : rr_port_ + k - P_;
       if (rp_[p].rec.empty()) continue;
       ub_ = true;
       uport_ = p;
-      rr_port_ = (p + 1) % P_;
+      rr_port_ = p + 1 == P_ ? 0 : p + 1;
       ucmd_ = 0;
       upick_ = x;
       ulast_ = x;
       break;
     }
     if (!ub_) return;
+    // The frame the next pick probably takes (the next port in the round robin holding one): its
+    // commands, written long ago by the sender, are fetched while this frame is unpacked.
+    for (unsigned k = 0; k < P_; ++k) {
+      const unsigned p = rr_port_ + k < P_ ? rr_port_ + k : rr_port_ + k - P_;
+      const RxPort& n = rp_[p];
+      const size_t j = p == uport_ ? 1 : 0;
+      if (n.rec_rows.size() > j) {
+        __builtin_prefetch(&n.rec[j]);
+        if (n.rec_rows[j].cmds) __builtin_prefetch(n.rec_rows[j].cmds);
+        break;
+      }
+    }
   }
   RxPort& r = rp_[uport_];
   const NicFrame& f = r.rec.front();
@@ -648,10 +799,11 @@ void Nic::unpack(Edge x) {
       return;
     }
     // The frame ends at its last output edge: rows freed, the next pick at the next edge.
-    r.rows -= r.rec_rows.front();
+    r.rows -= r.rec_rows.front().rows;
     r.rec_rows.pop_front();
     if (spare_.size() < 64) spare_.push_back(std::move(r.rec.front().cmds));
     r.rec.pop_front();
+    rx_upd(uport_);
     ub_ = false;
     for (unsigned p = 0; p < P_; ++p)
       if (!rp_[p].rec.empty()) unext_ = x + 1;
@@ -662,7 +814,7 @@ void Nic::unpack(Edge x) {
   // The commands output by this call are handed to the caller together, at the last one's output
   // edge (their first/last stamps stay exact): one event per frame instead of one per command.
   const size_t mark = pend_del_.size();
-  auto release = [&]() {
+  auto release = [&]() {  // (rel of each command pushed by this call)
     for (size_t k = mark; k < pend_del_.size(); ++k) pend_del_[k].rel = ulast_;
   };
   while (ucmd_ < f.cmds.size()) {
@@ -677,13 +829,18 @@ void Nic::unpack(Edge x) {
     }
     --cred_[cmd.vc & 3u];
     ++rcnt_[RxCnt::cmds_out];
-    const uint32_t nb = cmd.dlen ? (cmd.dlen + DB_ - 1) / DB_ : 1;
+    const uint32_t nb = cmd.dlen ? (cmd.dlen + DB_ - 1) >> db_sh_ : 1;
     Edge yk = xk;
     for (uint32_t j = 1; j < nb; ++j) {
       const uint32_t need = off + kOpBytes + std::min<uint32_t>(cmd.dlen, (j + 1) * DB_);
       yk = std::max(yk + 1, upick_ + 2 + (need - 1) / kRow);
     }
-    pend_del_.push_back({{cmd, f.src, static_cast<uint8_t>(uport_), xk + 1, yk + 1}, 0});
+    PendDel& pd = pend_del_.push();
+    pd.d.cmd = cmd;
+    pd.d.src = f.src;
+    pd.d.port = static_cast<uint8_t>(uport_);
+    pd.d.first = xk + 1;
+    pd.d.last = yk + 1;
     ulast_ = yk;
     off += kOpBytes + cmd.dlen;
     ++ucmd_;

@@ -140,6 +140,12 @@ class Ring {
     b_[(h_ + n_) & m_] = std::move(v);
     ++n_;
   }
+  /// Appends a slot and returns it (its previous, moved-from object: assign every field).
+  T& push() {
+    grow();
+    ++n_;
+    return back();
+  }
   void pop_front() {
     h_ = (h_ + 1) & m_;
     --n_;
@@ -217,7 +223,6 @@ class Nic {
   struct Slot {
     NicCmd cmd;
     Edge vis = 0;
-    bool acked = false;
   };
   struct Queue {
     uint32_t head = 0, send = 0, tail = 0;
@@ -232,7 +237,6 @@ class Nic {
     bool rtx_act = false;
     uint8_t owe = 0;  // FbOwe kOweNone / kOweAck / kOweNack
     Edge owe_at = 0;  // edge the owe was written (age 0)
-    Edge rto_base = 0;
     uint32_t rto_gen = 0;
     // receive side of the same connection key
     uint16_t exp = 0;
@@ -258,7 +262,11 @@ class Nic {
   struct RxPort {
     Ring<InFrame> in;   // at the MAC, not yet taken
     Ring<NicFrame> rec;  // accepted, waiting for or in the unpacker
-    Ring<uint32_t> rec_rows;
+    struct RecInfo {
+      uint32_t rows;
+      const NicCmd* cmds;  // the frame's commands (prefetched before its pick)
+    };
+    Ring<RecInfo> rec_rows;  // [as rec]
     uint32_t rows = 0;
   };
   struct Timed {
@@ -267,20 +275,24 @@ class Nic {
   };
 
   NicConfig c_;
-  unsigned P_, K_, NQ_, NC_, QD_, W_, DB_;
-  std::vector<Queue> q_;
-  std::vector<Slot> slots_;  // [q * QDepth + idx mod QDepth]
-  std::vector<Conn> conn_;
-  std::vector<Desc> desc_;  // [c * Window + psn mod Window]
-  std::array<TxPort, kMaxPorts> tp_{};
-  std::array<RxPort, kMaxPorts> rp_{};
-  uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
-  std::array<uint32_t, 4> rr_peer_{};
+  // Hot state first (what every event and every job start touches, in few cache lines); the big
+  // per-queue and per-connection tables after.
+  Edge now_ = 0;           // edges < now_ are done
+  Edge next_ = kNoEdge;
+  Edge tx_wake_ = kNoEdge;  // the scheduler has something to try at this edge
+  Edge rx_min_ = kNoEdge;   // the minimum of rx_due_
+  Edge unext_ = kNoEdge;    // next unpacker edge (pick or a stalled command)
+  Edge owe_next_ = kNoEdge;  // no ACK-only job is due before this edge
+  uint64_t events_ = 0;
+  unsigned unsent_total_ = 0;
+  uint32_t gate_never_ = 0;   // bit port*4+cls: a class beyond gate_classes (> 0), whose gate never opens (gate_ok)
+  uint32_t gate_closed_ = 0;  // bit port*4+cls: a gated class whose gate is closed (an update may open it)
+  bool ub_ = false;           // the unpacker holds a frame
   std::array<uint16_t, 4> unsent_mask_{};  // per VC: peers whose queue holds unsent commands
-  std::array<std::array<uint16_t, 4>, kMaxPorts> pin_mask_{};  // [port][VC]: peers pinned to the port (strict)
-  std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
-  std::vector<uint8_t> conn_port_;     // [connection]: its port (c / (NumPeers * 4))
+  std::array<std::array<uint16_t, 4>, kMaxPorts> blk_{};  // [port][VC]: peers whose connection's window is full or in go-back-N
+  std::array<uint64_t, kMaxPorts> carry_{};  // [port]: the queues it may carry, as the peer masks of the four VCs in one word
   std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
+  std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
   Ring<Fb> fb_;
   // RTO timers (deadline, c << 8 | gen & 0xff): every arm is at an edge >= the previous one with the
   // same timeout, so the deadlines come in order and a FIFO is the min-heap (ties: by key, at firing).
@@ -289,36 +301,47 @@ class Nic {
     uint32_t key;
   };
   Ring<Rto> rto_q_;
-  std::vector<std::pair<Edge, uint32_t>> rto_due_;  // scratch of edge()
-  Ring<Timed> gate_upd_;   // credit updates: a = port*4+cls, b = limit
-  Ring<Timed> rx_ret_;     // receive credits: a = vc
-  std::array<uint32_t, 4> cred_{};
-  // unpacker
-  bool ub_ = false;
-  unsigned uport_ = 0, rr_port_ = 0;
-  size_t ucmd_ = 0;       // next command of the frame being unpacked
-  Edge upick_ = 0;        // pick edge of the frame
-  Edge ulast_ = 0;        // last output edge so far
-  Edge unext_ = kNoEdge;  // next unpacker edge (pick or a stalled command)
+  Ring<Timed> gate_upd_;  // credit updates: a = port*4+cls, b = limit
+  Ring<Timed> rx_ret_;    // receive credits: a = vc
   struct PendDel {
     NicDelivery d;
     Edge rel;  // released (handed to the caller) at this edge
   };
   Ring<PendDel> pend_del_;
-  Edge owe_next_ = kNoEdge;  // no ACK-only job is due before this edge
+  std::array<uint32_t, 4> cred_{};
+  // unpacker
+  unsigned uport_ = 0, rr_port_ = 0;
+  size_t ucmd_ = 0;  // next command of the frame being unpacked
+  Edge upick_ = 0;   // pick edge of the frame
+  Edge ulast_ = 0;   // last output edge so far
+  // scheduler
+  uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
+  std::array<uint32_t, 4> rr_peer_{};
+  mutable std::array<Edge, kMaxPorts> owe_min_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: <= its earliest owed due edge
+  mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
+  std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
+  unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
+  std::vector<Queue> q_;
+  std::vector<Slot> slots_;     // [q * QDepth + idx mod QDepth]
+  std::vector<uint8_t> acked_;  // [as slots_]: the slot's PDU is acknowledged (its own array: progress touches no slot)
+  std::vector<Conn> conn_;
+  std::vector<Desc> desc_;          // [c * Window + psn mod Window]
+  std::vector<uint8_t> conn_port_;  // [connection]: its port (c / (NumPeers * 4))
+  std::vector<int16_t> peer_lut_;   // [XPU]: its lowest peer index, -1 (empty: peer ids too large, a search)
   // outputs
   std::vector<NicFrame> out_frames_;
   std::vector<std::vector<NicCmd>> spare_;  // command vectors of frames unpacked or dropped, reused by start()
   std::vector<NicDelivery> out_del_;
   std::vector<NicTaken> out_taken_;
   std::vector<NicCredit> out_cred_;
+  std::array<TxPort, kMaxPorts> tp_{};
+  std::array<RxPort, kMaxPorts> rp_{};
+  std::array<std::array<uint16_t, 4>, kMaxPorts> pin_mask_{};  // [port][VC]: peers pinned to the port (strict)
+  std::array<std::array<uint64_t, 4>, kMaxPorts> port_conns_{};  // [port]: its connections (a mask as m_rtx_)
+  std::vector<std::pair<Edge, uint32_t>> rto_due_;  // scratch of edge()
   std::array<uint64_t, TxCnt::kNum> tcnt_{};
   std::array<uint64_t, RxCnt::kNum> rcnt_{};
-  Edge now_ = 0;           // edges < now_ are done
-  Edge tx_wake_ = kNoEdge;  // the scheduler has something to try at this edge
-  Edge next_ = kNoEdge;
-  uint64_t events_ = 0;
-  unsigned unsent_total_ = 0;
+  std::array<Edge, 256> owe_due_{};  // [connection]: the edge its owed ACK/NACK is due
 
   unsigned conn(unsigned p, unsigned i, unsigned v) const { return (p * K_ + i) * 4 + v; }
   int peer_of(uint32_t xpu) const;
@@ -345,9 +368,14 @@ class Nic {
     return (C.rto_gen & 0xffu) == (key & 0xffu) && C.ack_psn != C.npsn;
   }
   bool schedule(Edge x);
-  void after_start(uint32_t idle_left, Edge x);
+  bool pick(Edge x, uint32_t idle);
+  bool start_new(Edge x, unsigned q, unsigned t);
+  void after_start(Edge x);
+  Edge port_ready(unsigned p) const;
+  void upd_blk(unsigned c);
   void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed);
   void rx_take(unsigned p, Edge x);
+  void rx_upd(unsigned p);
   void unpack(Edge x);
   void recompute_next();
 };

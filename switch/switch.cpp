@@ -89,7 +89,8 @@ class Ring {
 };
 }  // namespace detail
 
-struct Switch::Slot {
+// 128 bytes on a 64-byte boundary: a packet's slot is two whole cache lines.
+struct alignas(64) Switch::Slot {
   Packet p;
   Ps t_elig = 0;   // eligible for scheduling (t_buffered + sched)
   uint32_t cells = 0;
@@ -223,6 +224,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
 
   route_.assign(p_.max_xpus, -1);
   voq_.assign(static_cast<size_t>(R_) * C_ * R_, Voq{});
+  voq_tail_.assign(static_cast<size_t>(R_) * C_ * R_, -1);
   nonempty_.assign(static_cast<size_t>(R_) * C_ * W_, 0);
   ing_.resize(R_);
   egr_.resize(R_);
@@ -239,16 +241,25 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
   arr_slot_.assign(R_, -1);
   lv_slot_.assign(R_, -1);
   rx_seq_.assign(R_, 0);
-  tx_v_.assign(R_, 0);
+  tx_edge_.assign(R_, kNeverCycle);
   pool_.reserve(4096);
 
   // Priority levels, highest first.
   for (int lv = 7; lv >= 0; --lv) {
-    std::vector<unsigned> cl;
+    unsigned n = 0;
     for (unsigned c = 0; c < C_; ++c)
-      if (p_.classes[c].priority == static_cast<unsigned>(lv)) cl.push_back(c);
-    if (!cl.empty()) levels_.push_back(cl);
+      if (p_.classes[c].priority == static_cast<unsigned>(lv)) {
+        lvl_cls_[nlv_][n++] = static_cast<uint8_t>(c);
+        lvl_mask_[nlv_] |= 1u << c;
+      }
+    if (n != 0) lvl_n_[nlv_++] = static_cast<uint8_t>(n);
   }
+  for (unsigned c = 0; c < C_; ++c) {
+    quantum_[c] = static_cast<int64_t>(p_.classes[c].weight) * p_.mtu_bytes;
+    if (p_.fc == FlowControl::cbfc && p_.classes[c].lossless) credit_mask_ |= 1u << c;
+  }
+  gbps_ = static_cast<double>(p_.port_gbps);
+  flit_log2_ = log2u(p_.flit_bytes);
 
   if (p_.fc == FlowControl::cbfc) {
     cp_.num_classes = C_;
@@ -257,11 +268,14 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     cp_.credit_unit_log2 = log2u(p_.flit_bytes);
     cp_.timer_width = 16;
     // Receiver configuration as cbfc::RxModel samples it at reset (refresh off).
-    const uint32_t cmask = cp_.cnt_mask();
+    const uint32_t cmask = cmask_ = cp_.cnt_mask();
     rx_thr_ = p_.cbfc_threshold & cmask;
     if (rx_thr_ == 0) rx_thr_ = 1;
     rx_tmr_max_ = p_.cbfc_timer & ((1u << cp_.timer_width) - 1u);
     rxc_.resize(R_);
+    rx_ranks_ = 4 * W_ * 64;
+    rx_port_.assign(rx_ranks_, 0);
+    rx_batch_.assign(rx_ranks_ / 64, 0);
     for (unsigned i = 0; i < R_; ++i) {
       RxCredit& r = rxc_[i];
       for (unsigned c = 0; c < C_; ++c) r.k[c].buf = r.k[c].limit = (p_.classes[c].lossless ? p_.cbfc_buf_cells : 0) & cmask;
@@ -353,7 +367,6 @@ void Switch::set_route(uint32_t xpu, unsigned port) {
   route_[xpu] = static_cast<int16_t>(port);
 }
 
-int Switch::route(uint32_t xpu) const { return xpu < route_.size() ? route_[xpu] : -1; }
 
 void Switch::inject(unsigned port, Packet p) {
   if (port >= R_)
@@ -365,7 +378,7 @@ void Switch::inject(unsigned port, Packet p) {
     throw std::invalid_argument(
         fmt::format("switch: packet {} bytes={} out of range (allowed 1..{})", p.id, p.bytes, p_.mtu_bytes));
   Ing& g = ing_[port];
-  if (p.t_in_last < 0) p.t_in_last = p.t_in + p_.serialization(p.bytes);
+  if (p.t_in_last < 0) p.t_in_last = p.t_in + ser_ps(p.bytes);
   if (p.t_in < g.last_in_last || p.t_in_last < p.t_in)
     throw std::invalid_argument(fmt::format(
         "switch: packet {} on port {} overlaps the previous one (t_in={} ps < previous last byte {} ps)", p.id, port,
@@ -419,6 +432,15 @@ void Switch::egress_wire_busy(unsigned port, Ps dur) {
 
 // ------------------------------------------------------------------ tick
 
+// The first edge at which egress e can grant (schedule() runs only at an edge
+// with T >= xbar_free, wire_free < T + d_out + P and T >= elig_lb) or a granted
+// head reaches the pin. Grants and departures recompute it; admissions lower it.
+inline void Switch::egress_due(unsigned e) {
+  const Egr& g = egr_[e];
+  Ps d = g.leaving.empty() ? kNever : g.leaving.front().t_head_out;
+  if (g.queued != 0) d = std::min(d, std::max({g.xbar_free, g.wire_free - d_out_ - P_ + 1, elig_lb_[e]}));
+  eg_due_[e] = d;
+}
 // Prefetches the packets the due arrivals and departures of this edge will
 // read, and the egress state, so that their cache misses overlap instead of
 // following one another (a hint only: nothing depends on it).
@@ -562,15 +584,6 @@ void Switch::tick() {
   now_ += P_;
 }
 
-// The first edge at which egress e can grant (schedule() runs only at an edge
-// with T >= xbar_free, wire_free < T + d_out + P and T >= elig_lb) or a granted
-// head reaches the pin. Grants and departures recompute it; admissions lower it.
-void Switch::egress_due(unsigned e) {
-  const Egr& g = egr_[e];
-  Ps d = g.leaving.empty() ? kNever : g.leaving.front().t_head_out;
-  if (g.queued != 0) d = std::min(d, std::max({g.xbar_free, g.wire_free - d_out_ - P_ + 1, elig_lb_[e]}));
-  eg_due_[e] = d;
-}
 // ------------------------------------------------------------------ admission
 
 uint64_t Switch::xoff_dyn() const {
@@ -609,7 +622,7 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
   }
   if (e < 0 || e >= static_cast<int>(R_)) return drop(pk, DropReason::no_route), false;
   pk.egress_port = static_cast<int16_t>(e);
-  const uint32_t n = p_.cells(pk.bytes);
+  const uint32_t n = (pk.bytes + p_.flit_bytes - 1) >> flit_log2_;  // p_.cells(): flit_bytes is a power of 2
   const ClassCfg& cc = p_.classes[c];
   Ing& g = ing_[i];
   const uint32_t ec = static_cast<uint32_t>(e) * C_ + co;
@@ -661,14 +674,18 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
   s.cin = static_cast<uint8_t>(c);
   s.next = -1;
   const size_t q = static_cast<size_t>(ec) * R_ + i;
-  if (voq_[q].tail < 0) {
-    voq_[q].head = si_idx;
-    voq_[q].head_elig = s.t_elig;
+  Voq& v = voq_[q];
+  int32_t& tail = voq_tail_[q];
+  if (tail < 0) {
+    v.head = si_idx;
+    v.head_elig = s.t_elig;
+    v.head_bytes = static_cast<uint16_t>(pk.bytes);
+    v.head_cells = static_cast<uint16_t>(n);
     nonempty_[static_cast<size_t>(ec) * W_ + i / 64] |= uint64_t{1} << (i % 64);
   } else {
-    pool_[voq_[q].tail].next = si_idx;
+    pool_[tail].next = si_idx;
   }
-  voq_[q].tail = si_idx;
+  tail = si_idx;
   Egr& eg = egr_[e];
   ++eg.queued;
   // A new head may be eligible before every queued one: lower the bounds.
@@ -716,10 +733,27 @@ bool Switch::upstream_xoff(unsigned port, unsigned cls) const { return ing_[port
 // Round robin over the ingress ports of VOQs (e, c, *) from rr_in: the first
 // whose head is eligible, or -1. On -1 every head has been seen, and
 // next_elig is lowered to the earliest of their eligibility times.
-int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
+inline int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
   const size_t ec = static_cast<size_t>(e) * C_ + c;
   const uint64_t* words = &nonempty_[ec * W_];
+  const Voq* vq = &voq_[ec * R_];
   const unsigned start = egr_[e].k[c].rr_in;
+  if (W_ == 1) {  // one word: bits from start up, then the bits below start
+    const uint64_t all = words[0];
+    for (uint64_t m = all & (~uint64_t{0} << start); m; m &= m - 1) {
+      const unsigned i = static_cast<unsigned>(__builtin_ctzll(m));
+      const Ps te = vq[i].head_elig;
+      if (te <= now_) return static_cast<int>(i);
+      next_elig = std::min(next_elig, te);
+    }
+    for (uint64_t m = all & ((uint64_t{1} << start) - 1); m; m &= m - 1) {
+      const unsigned i = static_cast<unsigned>(__builtin_ctzll(m));
+      const Ps te = vq[i].head_elig;
+      if (te <= now_) return static_cast<int>(i);
+      next_elig = std::min(next_elig, te);
+    }
+    return -1;
+  }
   const unsigned w0 = start / 64, b0 = start % 64;
   for (unsigned k = 0; k <= W_; ++k) {
     const unsigned w = w0 + k < W_ ? w0 + k : w0 + k - W_;
@@ -728,7 +762,7 @@ int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
     if (k == W_) m &= (uint64_t{1} << b0) - 1;
     while (m) {
       const unsigned i = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
-      const Ps te = voq_[ec * R_ + i].head_elig;
+      const Ps te = vq[i].head_elig;
       if (te <= now_) return static_cast<int>(i);
       next_elig = std::min(next_elig, te);
       m &= m - 1;
@@ -740,29 +774,30 @@ int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
 void Switch::schedule(unsigned e) {
   const Ps T = now_;
   Egr& g = egr_[e];
+  const size_t ec0 = static_cast<size_t>(e) * C_;
   std::array<int, kMaxClasses> cand;
-  bool any = false, any_head = false;
+  uint32_t cand_mask = 0;  // bit c: cand[c] is a candidate input
+  bool any_head = false;
   Ps next_elig = kNever;
   for (unsigned c = 0; c < C_; ++c) {
-    cand[c] = -1;
     if (g.k[c].qp == 0) continue;
     const int i = pick_input(e, c, next_elig);
     if (i < 0) continue;
     any_head = true;
-    PortClassStats& s = st_[e * C_ + c];
-    const Slot& head = pool_[voq_[(static_cast<size_t>(e) * C_ + c) * R_ + i].head];
-    if (fc_ == FlowControl::cbfc && p_.classes[c].lossless && tx_avail_[e * C_ + c] < head.cells) {
-      s.credit_stall += P_;
-      continue;
+    if (credit_mask_ >> c & 1u) {  // CBFC lossless class: the head needs its cells in credits
+      if (tx_avail_[ec0 + c] < voq_[(ec0 + c) * R_ + static_cast<unsigned>(i)].head_cells) {
+        st_[ec0 + c].credit_stall += P_;
+        continue;
+      }
     }
     if (fc_ == FlowControl::pfc && g.paused_until[c] > T) {
-      s.pause_stall += P_;
+      st_[ec0 + c].pause_stall += P_;
       continue;
     }
     cand[c] = i;
-    any = true;
+    cand_mask |= 1u << c;
   }
-  if (!any) {
+  if (cand_mask == 0) {
     // No head eligible: none can be before next_elig (every head was seen), and
     // until then this call has no effect. Held heads (credits, pause) keep
     // elig_lb_ <= now: their stall time is counted on every edge.
@@ -772,22 +807,19 @@ void Switch::schedule(unsigned e) {
 
   // Strict priority between levels; DWRR (bytes) between the classes of a level.
   int chosen = -1;
-  for (size_t lv = 0; lv < levels_.size() && chosen < 0; ++lv) {
-    const std::vector<unsigned>& L = levels_[lv];
-    bool lv_any = false;
-    for (unsigned c : L) lv_any |= cand[c] >= 0;
-    if (!lv_any) continue;
-    if (L.size() == 1) {
+  for (unsigned lv = 0; lv < nlv_ && chosen < 0; ++lv) {
+    if ((lvl_mask_[lv] & cand_mask) == 0) continue;
+    const unsigned m = lvl_n_[lv];
+    const uint8_t* L = lvl_cls_[lv].data();
+    if (m == 1) {
       chosen = static_cast<int>(L[0]);
       break;
     }
-    const size_t m = L.size();
     unsigned idx = g.drr_cur[lv] % m;
-    for (size_t step = 0; step <= 2 * m + 1; ++step) {
+    for (unsigned step = 0; step <= 2 * m + 1; ++step) {
       const unsigned c = L[idx];
-      if (cand[c] >= 0) {
-        const uint32_t bytes =
-            pool_[voq_[(static_cast<size_t>(e) * C_ + c) * R_ + static_cast<unsigned>(cand[c])].head].p.bytes;
+      if (cand_mask >> c & 1u) {
+        const uint32_t bytes = voq_[(ec0 + c) * R_ + static_cast<unsigned>(cand[c])].head_bytes;
         if (g.k[c].deficit >= static_cast<int64_t>(bytes)) {
           g.k[c].deficit -= bytes;
           g.drr_cur[lv] = idx;
@@ -797,7 +829,7 @@ void Switch::schedule(unsigned e) {
       }
       idx = idx + 1 == m ? 0 : idx + 1;
       const unsigned nc = L[idx];
-      if (cand[nc] >= 0) g.k[nc].deficit += static_cast<int64_t>(p_.classes[nc].weight) * p_.mtu_bytes;
+      if (cand_mask >> nc & 1u) g.k[nc].deficit += quantum_[nc];
     }
   }
   if (chosen < 0) return;  // unreachable: a quantum is at least one MTU
@@ -811,10 +843,13 @@ void Switch::schedule(unsigned e) {
   Slot& s = pool_[sidx];
   q.head = s.next;
   if (q.head < 0) {
-    q.tail = -1;
+    voq_tail_[ec * R_ + i] = -1;
     nonempty_[ec * W_ + i / 64] &= ~(uint64_t{1} << (i % 64));
   } else {
-    q.head_elig = pool_[q.head].t_elig;
+    const Slot& h = pool_[q.head];
+    q.head_elig = h.t_elig;
+    q.head_bytes = static_cast<uint16_t>(h.p.bytes);
+    q.head_cells = static_cast<uint16_t>(h.cells);
   }
   g.k[c].rr_in = i + 1 == R_ ? 0 : i + 1;
   if (--g.queued == 0) elig_lb_[e] = kNever;
@@ -845,13 +880,13 @@ void Switch::schedule(unsigned e) {
   }
 
   // Times: the head leaves when the pipeline, the wire and (cut-through) the tail allow.
-  const Ps ser = p_.serialization(pk.bytes);
+  const Ps ser = ser_ps(pk.bytes);
   Ps head = std::max(T + d_out_, g.wire_free);
   head = std::max(head, pk.t_in_last + latency_ - ser);  // never underrun the tail
   pk.t_scheduled = T;
   pk.t_head_out = head;
   pk.t_tail_out = head + ser;
-  g.wire_free = head + p_.serialization(static_cast<uint64_t>(pk.bytes) + p_.overhead_bytes);
+  g.wire_free = head + ser_ps(static_cast<uint64_t>(pk.bytes) + p_.overhead_bytes);
   g.xbar_free = T + static_cast<Ps>(cells) * P_;
   if (g.reading.empty()) {
     rd_due_[e] = head - d_out_ + ser;  // after this edge: ser > 0
@@ -861,15 +896,26 @@ void Switch::schedule(unsigned e) {
   if (g.leaving.empty()) lv_slot_[e] = sidx;
   g.leaving.push_back({head, sidx});
 
-  if (fc_ == FlowControl::cbfc && p_.classes[c].lossless) {
-    tx_v_[e] = 1;
-    file(kTx, e, T, cycle_);  // the sender takes it at this edge (tick_cbfc)
+  if (credit_mask_ >> c & 1u) {
+    // The CBFC sender's transmit of this edge (one credit per cell), applied
+    // here: the check above (cells <= avail) is the model's, so it cannot
+    // underflow, and nothing reads tx_avail_[e] before the end of the edge.
+    // The sender's step in tick_cbfc() sees it through tx_edge_ when an
+    // update is due at the same edge (which is checked against the consumed
+    // count before the edge).
+    Egr::Class& k = g.k[c];
+    k.tx_consumed = (k.tx_consumed + cells) & cmask_;
+    tx_avail_[ec] = (k.tx_limit - k.tx_consumed) & cmask_;
+    tx_edge_[e] = cycle_;
     g.tx_c = static_cast<uint8_t>(c);
-    g.tx_len = cells * p_.flit_bytes;  // one credit per cell
+    g.tx_len = cells * p_.flit_bytes;
+#if SW_CBFC_LOCKSTEP
+    file(kTx, e, T, cycle_);  // the twin steps on every transmit
+#endif
   }
 }
 
-void Switch::release(unsigned e) {
+inline void Switch::release(unsigned e) {
   Egr& g = egr_[e];
   while (!g.reading.empty() && g.reading.front().t_free <= now_) {
     const Egr::Reading r = g.reading.front();
@@ -909,10 +955,15 @@ void Switch::release(unsigned e) {
 // "Receiver" steps 1-6) with the arrival (rx_c, rx_need credits) and free
 // (fr_c, fr_need credits) presented at this edge (class -1: none). Emits the
 // credit update, sets rx_due_[i] and returns whether anything is pending.
-bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need) {
+void Switch::rx_error(unsigned i, uint32_t ovf, uint32_t unf) {
+  throw std::logic_error(
+      fmt::format("switch: CBFC receiver error on port {} (overflow {:#x} underflow {:#x})", i, ovf, unf));
+}
+
+inline bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need) {
   RxCredit& r = rxc_[i];
   const uint64_t t = cycle_;
-  const uint32_t cmask = cp_.cnt_mask();
+  const uint32_t cmask = cmask_;
   // 1., 2. Arrival and free, both checked against the occupancy before the edge
   // (an overflowing arrival is dropped, an underflowing free ignored; the error
   // is thrown at the end of the edge, after its credit update, as the switch
@@ -979,9 +1030,7 @@ bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t 
       due = std::min(due, std::max(t + 1, r.k[c].rst + 1 + rx_tmr_max_));
   }
   rx_due_[i] = due;
-  if (ovf | unf)
-    throw std::logic_error(
-        fmt::format("switch: CBFC receiver error on port {} (overflow {:#x} underflow {:#x})", i, ovf, unf));
+  if (__builtin_expect((ovf | unf) != 0, 0)) rx_error(i, ovf, unf);
   return busy;
 }
 
@@ -992,9 +1041,25 @@ void Switch::rx_wake(unsigned i) {
   rx_due_[i] = cycle_;
   file_at(kRx, i, cycle_);
   if (!g.rx_active) {
+    if (rx_seq_next_ == rx_ranks_) rx_compact();
     g.rx_active = true;
-    rx_seq_[i] = rx_seq_next_++;
+    rx_seq_[i] = rx_seq_next_;
+    rx_port_[rx_seq_next_++] = static_cast<uint16_t>(i);
   }
+}
+
+// Renumbers the active receivers 0, 1, ... in the order of their ranks (at most
+// R_ of 4 x 64 x W_ ranks are in use, so this runs at most once every 3 R_ activations).
+void Switch::rx_compact() {
+  uint32_t n = 0;
+  for (uint32_t r = 0; r < rx_seq_next_; ++r) {
+    const unsigned p = rx_port_[r];
+    if (ing_[p].rx_active && rx_seq_[p] == r) {  // else stale: n <= r, so a renumbered port never matches again
+      rx_seq_[p] = n;
+      rx_port_[n++] = static_cast<uint16_t>(p);
+    }
+  }
+  rx_seq_next_ = n;
 }
 
 void Switch::tick_cbfc() {
@@ -1003,45 +1068,55 @@ void Switch::tick_cbfc() {
   // active (Ing::rx_active) and filed in calendar kRx at rx_due_. The ones due at
   // this edge are stepped in order of activation (rx_seq_); the others are as
   // the model would be after an edge without input or request.
-  rx_batch_.clear();
+  // Due receivers by rank: a bitset of ranks, walked in increasing order.
+  uint64_t* const batch = rx_batch_.data();
+  bool any = false;
   drain_slot(slot(kRx), W_, [&](unsigned i) {
-    if (rx_due_[i] <= cycle_)
-      rx_batch_.emplace_back(rx_seq_[i], i);
-    else if (rx_due_[i] != kNeverCycle)
+    if (rx_due_[i] <= cycle_) {
+      const uint32_t r = rx_seq_[i];
+      batch[r / 64] |= uint64_t{1} << (r % 64);
+      any = true;
+    } else if (rx_due_[i] != kNeverCycle) {
       file_at(kRx, i, rx_due_[i]);  // beyond the calendar: came round early
+    }
   });
-  if (rx_batch_.size() > 1) std::sort(rx_batch_.begin(), rx_batch_.end());
-  for (const auto& [seq, i] : rx_batch_) {
-    Ing& g = ing_[i];
-    int rx_c = -1, fr_c = -1;
-    uint32_t rx_m = 0, fr_m = 0;
-    // One arrival and one free per cycle, classes in round robin.
-    if (g.rx_mask != 0) {
-      const unsigned c = first_from(g.rx_mask, g.rr_rx);
-      rx_m = std::min(g.k[c].pend_rx, max_feed);
-      if ((g.k[c].pend_rx -= rx_m) == 0) g.rx_mask &= ~(1u << c);
-      rx_c = static_cast<int>(c);
-      g.rr_rx = c + 1 == C_ ? 0 : c + 1;
-    }
-    if (g.free_mask != 0) {
-      const unsigned c = first_from(g.free_mask, g.rr_free);
-      fr_m = std::min(g.k[c].pend_free, max_feed);
-      if ((g.k[c].pend_free -= fr_m) == 0) g.free_mask &= ~(1u << c);
-      fr_c = static_cast<int>(c);
-      g.rr_free = c + 1 == C_ ? 0 : c + 1;
-    }
+  const unsigned nbw = any ? (rx_seq_next_ + 63) / 64 : 0;
+  for (unsigned w = 0; w < nbw; ++w) {
+    uint64_t bm = batch[w];
+    batch[w] = 0;
+    for (; bm; bm &= bm - 1) {
+      const unsigned i = rx_port_[w * 64 + static_cast<unsigned>(__builtin_ctzll(bm))];
+      Ing& g = ing_[i];
+      int rx_c = -1, fr_c = -1;
+      uint32_t rx_m = 0, fr_m = 0;
+      // One arrival and one free per cycle, classes in round robin.
+      if (g.rx_mask != 0) {
+        const unsigned c = first_from(g.rx_mask, g.rr_rx);
+        rx_m = std::min(g.k[c].pend_rx, max_feed);
+        if ((g.k[c].pend_rx -= rx_m) == 0) g.rx_mask &= ~(1u << c);
+        rx_c = static_cast<int>(c);
+        g.rr_rx = c + 1 == C_ ? 0 : c + 1;
+      }
+      if (g.free_mask != 0) {
+        const unsigned c = first_from(g.free_mask, g.rr_free);
+        fr_m = std::min(g.k[c].pend_free, max_feed);
+        if ((g.k[c].pend_free -= fr_m) == 0) g.free_mask &= ~(1u << c);
+        fr_c = static_cast<int>(c);
+        g.rr_free = c + 1 == C_ ? 0 : c + 1;
+      }
 #if SW_CBFC_LOCKSTEP
-    const size_t n_fc = fc_out_.size();
+      const size_t n_fc = fc_out_.size();
 #endif
-    if (!rx_step(i, rx_c, rx_m, fr_c, fr_m))
-      g.rx_active = false;
-    else if (rx_due_[i] != kNeverCycle)
-      file_at(kRx, i, rx_due_[i]);
+      if (!rx_step(i, rx_c, rx_m, fr_c, fr_m))
+        g.rx_active = false;
+      else if (rx_due_[i] != kNeverCycle)
+        file_at(kRx, i, rx_due_[i]);
 #if SW_CBFC_LOCKSTEP
-    g.lk_cycle = cycle_;
-    g.lk_in = {rx_c, static_cast<int>(rx_m), fr_c, static_cast<int>(fr_m)};
-    g.lk_cu = fc_out_.size() > n_fc;
+      g.lk_cycle = cycle_;
+      g.lk_in = {rx_c, static_cast<int>(rx_m), fr_c, static_cast<int>(fr_m)};
+      g.lk_cu = fc_out_.size() > n_fc;
 #endif
+    }
   }
 #if SW_CBFC_LOCKSTEP
   // The twins, every one ticked on every edge (an idle model's edge changes none of its outputs).
@@ -1067,49 +1142,42 @@ void Switch::tick_cbfc() {
   }
 #endif
 
-  // Senders: those filed for this edge (a transmit granted by schedule() or a
-  // credit update due); one update per edge.
-  const uint32_t cmask = cp_.cnt_mask();
+  // Senders: those with a credit update due at this edge (one per edge); a
+  // transmit of this edge has been applied by schedule() (tx_edge_).
+  const uint32_t cmask = cmask_;
   visit(kTx, [&](unsigned e) {
     const bool cu = cu_due_[e] <= now_;
-    const bool tx_v = tx_v_[e] != 0;
+    const bool tx_v = tx_edge_[e] == cycle_;
     if (!cu && !tx_v) return cu_due_[e];  // update not due yet
     Egr& g = egr_[e];
-    // 1. Transmit of tx_len bytes = tx_len / flit_bytes credits; 2. update (pre-edge consumed).
-    uint32_t unf = 0, ovf = 0;
-    int tx_c = -1, cu_c = -1;
-    uint32_t consumed_new = 0, limit_new = 0, cu_class = 0, cu_limit = 0;
-    if (tx_v) {
-      const unsigned c = g.tx_c;
-      const uint32_t need = g.tx_len / p_.flit_bytes;
-      if (need <= ((g.k[c].tx_limit - g.k[c].tx_consumed) & cmask)) {
-        tx_c = static_cast<int>(c);
-        consumed_new = (g.k[c].tx_consumed + need) & cmask;
-      } else {
-        unf |= 1u << c;
-      }
-    }
+    // 2. Update, checked against the consumed count before the edge.
+    uint32_t ovf = 0;
+    int cu_c = -1;
+    uint32_t cu_class = 0, cu_limit = 0;
     if (cu) {
       cu_class = g.cu.front().c;
       cu_limit = g.cu.front().limit;
       g.cu.pop_front();
       cu_due_[e] = g.cu.empty() ? kNever : g.cu.front().t;
       const uint32_t limit = cu_limit & cmask;
-      if (((limit - g.k[cu_class].tx_consumed) & cmask) <= g.k[cu_class].tx_init) {
+      uint32_t consumed = g.k[cu_class].tx_consumed;
+      if (tx_v && g.tx_c == cu_class) consumed = (consumed - (g.tx_len >> flit_log2_)) & cmask;
+      if (((limit - consumed) & cmask) <= g.k[cu_class].tx_init) {
         cu_c = static_cast<int>(cu_class);
-        limit_new = limit;
+        g.k[cu_c].tx_limit = limit;
       } else {
         ovf |= 1u << cu_class;
       }
     }
-    tx_v_[e] = 0;
-    if (tx_c >= 0) g.k[tx_c].tx_consumed = consumed_new;
-    if (cu_c >= 0) g.k[cu_c].tx_limit = limit_new;
-    if (unf | ovf)  // the model's error outputs: thrown before avail is taken, as before
+    if (ovf) {  // the model's error output: thrown before avail is taken (the transmit's too), as before
+      if (tx_v) {
+        const unsigned c = g.tx_c;
+        tx_avail_[e * C_ + c] = (g.k[c].tx_limit - ((g.k[c].tx_consumed - (g.tx_len >> flit_log2_)) & cmask)) & cmask;
+      }
       throw std::logic_error(
-          fmt::format("switch: CBFC sender error on port {} (underflow {:#x} overflow {:#x})", e, unf, ovf));
-    for (int c : {tx_c, cu_c})
-      if (c >= 0) tx_avail_[e * C_ + c] = (g.k[c].tx_limit - g.k[c].tx_consumed) & cmask;
+          fmt::format("switch: CBFC sender error on port {} (underflow {:#x} overflow {:#x})", e, 0u, ovf));
+    }
+    if (cu_c >= 0) tx_avail_[e * C_ + cu_c] = (g.k[cu_c].tx_limit - g.k[cu_c].tx_consumed) & cmask;
 #if SW_CBFC_LOCKSTEP
     cbfc::TxIn& in = g.tin;
     in.tx_valid = tx_v;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -173,8 +174,9 @@ struct alignas(64) PortClassStats {
   uint32_t ing_cells = 0, ing_cells_max = 0;  ///< ingress: buffer cells held for this ingress/class
   uint64_t q_bytes = 0, q_bytes_max = 0;      ///< egress queue (admitted, not yet scheduled)
   uint64_t tx_pkts = 0, tx_bytes = 0;         ///< egress side
-  uint64_t credit_updates = 0; ///< ingress: CBFC updates sent upstream
+  uint64_t delivered_bytes = 0;  ///< delivered bytes that entered on this port (for fairness), all egresses
   // ingress side
+  uint64_t credit_updates = 0; ///< CBFC updates sent upstream
   uint64_t drops_lossy = 0, drops_lossless = 0, drops_no_route = 0;
   uint32_t hdrm_cells = 0, hdrm_cells_max = 0;///< PFC headroom in use
   uint64_t pause_sent = 0;     ///< PFC XOFF frames sent upstream (incl. refreshes)
@@ -188,8 +190,6 @@ struct alignas(64) PortClassStats {
   Ps paused_time = 0;          ///< time this egress class was paused by downstream (PFC)
   Ps credit_stall = 0;         ///< egress ready, head of class waiting for downstream credits
   Ps pause_stall = 0;          ///< egress ready, head of class held by PFC pause
-  // delivered bytes that entered on this port (for fairness), all egresses
-  uint64_t delivered_bytes = 0;
 };
 
 struct Summary {
@@ -214,7 +214,7 @@ class Switch {
 
   // ---- configuration
   void set_route(uint32_t xpu, unsigned port);
-  int route(uint32_t xpu) const;
+  int route(uint32_t xpu) const { return xpu < route_.size() ? route_[xpu] : -1; }
   /// Optional per-packet route hook, called at admission instead of the forwarding
   /// table: returns the egress port (< 0: dropped as no_route) and may update the
   /// packet's route_state. It may read this switch's telemetry (queues, credits).
@@ -302,7 +302,7 @@ class Switch {
   std::vector<Ps> rd_due_;          // egress e: egr_[e].reading.front().t_free
   std::vector<Ps> eg_due_;          // egress e: next edge at which schedule() may act or a packet leaves
   std::vector<Ps> elig_lb_;         // egress e: no queued head of e is eligible before this (kNever: none queued)
-  std::vector<Ps> cu_due_;          // egress e: egr_[e].cu.front().t (its sender is also due when tx_v_[e])
+  std::vector<Ps> cu_due_;          // egress e: egr_[e].cu.front().t (its sender's step in tick_cbfc)
   std::vector<uint64_t> rx_due_;    // ingress i: first cycle its CBFC receiver can change (see RxCredit)
   // Pool slots of the packets at the front of ing_[i].arr and egr_[e].leaving
   // (-1: none), read only to prefetch them at the start of a tick.
@@ -315,24 +315,50 @@ class Switch {
   std::vector<PortClassStats> st_;
   std::vector<Slot> pool_;  // packets from inject until they leave (or are dropped)
   std::vector<int32_t> free_slots_;
+  // The scheduler reads only these 16 bytes per VOQ, not the packets: the
+  // head's eligibility time, size and cells (bytes <= mtu_bytes <= 9216, so
+  // both fit 16 bits). The tail is apart (admission only).
   struct Voq {
-    int32_t head = -1, tail = -1;  // pool_ slots, linked by Slot::next
-    Ps head_elig = 0;              // pool_[head].t_elig, read by the scheduler without touching the slot
+    Ps head_elig = 0;     // pool_[head].t_elig
+    int32_t head = -1;    // pool_ slot, linked by Slot::next
+    uint16_t head_bytes = 0, head_cells = 0;  // pool_[head].p.bytes, pool_[head].cells
   };
-  std::vector<Voq> voq_;  // per ((e*C+c)*R+i)
+  std::vector<Voq> voq_;          // per ((e*C+c)*R+i)
+  std::vector<int32_t> voq_tail_; // per ((e*C+c)*R+i): the last packet's slot (-1: empty)
   std::vector<uint64_t> nonempty_;           // ((e*C+c)*W + w)
   std::vector<uint32_t> tx_avail_;            // CBFC sender avail (e*C+c)
-  std::vector<uint8_t> tx_v_;       // egress e has a CBFC transmit for its sender this tick (filed in kTx)
+  std::vector<uint64_t> tx_edge_;   // egress e: cycle of its CBFC sender's last transmit (applied by schedule())
   std::vector<RxCredit> rxc_;       // CBFC receiver per ingress port (fc = cbfc)
   // Receivers with pending work are stepped in the order they became active
-  // (as a list appended on activation would visit them): rx_seq_ is that order.
-  std::vector<uint64_t> rx_seq_;
-  uint64_t rx_seq_next_ = 0;
-  std::vector<std::pair<uint64_t, unsigned>> rx_batch_;  // (rx_seq_, port) due at this edge
+  // (as a list appended on activation would visit them): rx_seq_ is that order,
+  // as a rank below rx_ranks_ (rx_seq_next_ is the next rank; when the ranks run
+  // out, rx_compact() renumbers the active receivers 0, 1, ... in the same
+  // order). rx_port_[r] is the receiver of rank r (stale once it is inactive
+  // or renumbered). rx_batch_ is a bitset of ranks, the receivers due at this
+  // edge, walked in increasing rank.
+  std::vector<uint32_t> rx_seq_;
+  uint32_t rx_seq_next_ = 0, rx_ranks_ = 0;
+  std::vector<uint16_t> rx_port_;
+  std::vector<uint64_t> rx_batch_;
+  uint32_t cmask_ = 0;              // cp_.cnt_mask()
   std::vector<uint32_t> xoff_list_;           // (i*C+c) in XOFF
   std::vector<uint32_t> paused_list_;         // (e*C+c) whose paused_until may lie after now (PFC)
   std::vector<uint64_t> pause_busy_;          // egress: PFC frames from downstream not yet applied (bitset)
-  std::vector<std::vector<unsigned>> levels_; // classes by priority level, highest first
+  // Classes by priority level, highest first: nlv_ levels, level lv has
+  // lvl_n_[lv] classes lvl_cls_[lv][0..] (bit c of lvl_mask_[lv]).
+  unsigned nlv_ = 0;
+  std::array<uint8_t, kMaxClasses> lvl_n_{};
+  std::array<uint32_t, kMaxClasses> lvl_mask_{};
+  std::array<std::array<uint8_t, kMaxClasses>, kMaxClasses> lvl_cls_{};
+  std::array<int64_t, kMaxClasses> quantum_{};  // DWRR quantum: weight x MTU
+  uint32_t credit_mask_ = 0;  // bit c: class c is lossless with CBFC (credit-backed)
+  double gbps_ = 0;           // port rate, for ser_ps()
+  unsigned flit_log2_ = 0;
+  // p_.serialization(bytes), the same arithmetic, inline.
+  Ps ser_ps(uint64_t bytes) const {
+    const double ps = static_cast<double>(bytes) * 8000.0 / gbps_;
+    return static_cast<Ps>(std::ceil(ps - 1e-9));
+  }
   std::vector<int16_t> route_;
   RouteFn route_fn_;
   core::Rng ecn_rng_;
@@ -358,6 +384,8 @@ class Switch {
   void tick_cbfc();
   bool rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need);
   void rx_wake(unsigned i);
+  void rx_compact();
+  [[noreturn]] __attribute__((noinline, cold)) void rx_error(unsigned i, uint32_t ovf, uint32_t unf);
   void sample();
   void prefetch_due();
 };
