@@ -317,8 +317,6 @@ class Nic {
   // scheduler
   uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
   std::array<uint32_t, 4> rr_peer_{};
-  mutable std::array<Edge, kMaxPorts> owe_min_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: <= its earliest owed due edge
-  mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
   std::vector<Queue> q_;
@@ -369,9 +367,8 @@ class Nic {
   }
   bool schedule(Edge x);
   bool pick(Edge x, uint32_t idle);
-  bool start_new(Edge x, unsigned q, unsigned t);
-  void after_start(Edge x);
-  Edge port_ready(unsigned p) const;
+  bool start_new(Edge x, unsigned q, unsigned t, uint32_t idle);
+  void after_start(uint32_t idle_left, Edge x);
   void upd_blk(unsigned c);
   void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed);
   void rx_take(unsigned p, Edge x);
