@@ -136,9 +136,10 @@ bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
   ++tcnt_[TxCnt::cmds_in];
   // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
-  if (first) {
-    wake(s.vis);
-    next_ = std::min(next_, std::max(s.vis, now_));
+  if (first) {  // strict: its pin port may take it once free
+    const Edge t = c_.strict ? std::max(s.vis, tp_[pin_port_[q]].free_at) : s.vis;
+    wake(t);
+    next_ = std::min(next_, std::max(t, now_));
   }
   return true;
 }
@@ -241,7 +242,7 @@ void Nic::edge(Edge x) {
     if (!was_ok && gate_ok(u.a >> 2, v)) {  // the gate opens: what waited for it may start
       if (T.closed_since[v] != kNoEdge) T.closed[v] += x - T.closed_since[v];
       T.closed_since[v] = kNoEdge;
-      wake(x);
+      wake(std::max(x, T.free_at));
     }
     if (v < c_.gate_classes) {  // (an update that lowers the limit may close it)
       if (gate_ok(u.a >> 2, v))
@@ -276,7 +277,7 @@ void Nic::edge(Edge x) {
     if (rto_due_.size() > 1) std::sort(rto_due_.begin(), rto_due_.end());
     for (const auto& e : rto_due_) {
       if (!rto_live(e.second)) continue;  // stale
-      const unsigned c = e.second >> 8;
+      const unsigned c = e.second >> kRtoGenBits;
       Conn& C = conn_[c];
       ++tcnt_[TxCnt::rto];
       go_back(c, C.ack_psn, x);
@@ -316,7 +317,7 @@ void Nic::rto_arm(unsigned c, Edge x) {
   Conn& C = conn_[c];
   ++C.rto_gen;
   if (C.ack_psn == C.npsn) return;
-  rto_q_.push_back({x + std::max<uint32_t>(1, c_.rto), c << 8 | (C.rto_gen & 0xffu)});
+  rto_q_.push_back({x + std::max<uint32_t>(1, c_.rto), c << kRtoGenBits | (C.rto_gen & kRtoGenMask)});
 }
 
 void Nic::go_back(unsigned c, uint16_t from, Edge x) {
@@ -327,7 +328,7 @@ void Nic::go_back(unsigned c, uint16_t from, Edge x) {
   upd_blk(c);
   ++tcnt_[TxCnt::gbn];
   rto_arm(c, x);
-  wake(x);
+  wake(std::max(x, tp_[conn_port_[c]].free_at));
 }
 
 void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
@@ -359,7 +360,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   }
   rto_arm(c, x);
   upd_blk(c);
-  if (was_full || (was_rtx && !C.rtx_act)) wake(x);  // the window opened or the go-back-N ended
+  if (was_full || (was_rtx && !C.rtx_act)) wake(std::max(x, tp_[p].free_at));  // the window opened or the go-back-N ended
 }
 
 void Nic::apply_fb(const Fb& e, Edge x) {
@@ -379,8 +380,10 @@ void Nic::apply_fb(const Fb& e, Edge x) {
     m_owe_[c >> 6] |= 1ull << (c & 63);
     const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
     owe_due_[c] = due;
+    const unsigned p = conn_port_[c];
+    owe_min_[p] = std::min(owe_min_[p], due);
     owe_next_ = std::min(owe_next_, due);
-    wake(std::max(x + 1, due));
+    wake(std::max({x, due, tp_[p].free_at}));  // (x: the edge it is applied as of)
   }
   const uint16_t o = static_cast<uint16_t>(C.npsn - C.ack_psn);
   if (e.rop == 1) {
@@ -396,6 +399,30 @@ void Nic::apply_fb(const Fb& e, Edge x) {
   }
 }
 
+// The earliest edge port p may have work it can start, its being busy aside (kNoEdge: none until
+// something changes, which wakes the scheduler): an RTX of one of its connections, an unsent queue it
+// carries (strict: pinned to it; unordered: any) whose connection has room in its window and no
+// go-back-N running and whose gate is open (0: now), or the due edge of an owed ACK/NACK.
+Edge Nic::port_ready(unsigned p) const {
+  const uint64_t* pm = port_conns_[p].data();
+  if ((m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) &&
+      ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3])))
+    return 0;
+  // The four VCs' 16-bit peer masks side by side in one word.
+  uint64_t u, blk;
+  std::memcpy(&u, unsent_mask_.data(), 8);
+  std::memcpy(&blk, blk_[p].data(), 8);
+  if (u & carry_[p] & ~blk & kNibbleWords[(~(gate_closed_ | gate_never_) >> (p * 4)) & 15u]) return 0;
+  if (!owe_min_ok_[p]) {  // a lower bound of the owed due edges of the port; exact once recomputed
+    Edge t = kNoEdge;
+    for (unsigned w = 0; w < 4; ++w)
+      for (uint64_t o = m_owe_[w] & pm[w]; o; o &= o - 1) t = std::min(t, owe_due_[w * 64 + ctz64(o)]);
+    owe_min_[p] = t;
+    owe_min_ok_[p] = true;
+  }
+  return owe_min_[p];
+}
+
 void Nic::upd_blk(unsigned c) {
   const Conn& C = conn_[c];
   const unsigned p = conn_port_[c], i = (c >> 2) - p * K_, v = c & 3u;
@@ -405,43 +432,42 @@ void Nic::upd_blk(unsigned c) {
     blk_[p][v] &= static_cast<uint16_t>(~(1u << i));
 }
 
-// One job started at x: another idle port may start one at the next edge; else the next port to free.
-void Nic::after_start(uint32_t idle_left, Edge x) {
-  // Something an idle port could start: an RTX or an owed ACK/NACK of one of its connections, or an
-  // unsent queue it could carry (strict: pinned to it; unordered: any).
-  uint64_t u;
-  std::memcpy(&u, unsent_mask_.data(), 8);
-  for (uint32_t m = idle_left; m; m &= m - 1) {
-    const unsigned p = ctz64(m);
-    const uint64_t* pm = port_conns_[p].data();
-    if (((m_rtx_[0] | m_owe_[0]) & pm[0]) | ((m_rtx_[1] | m_owe_[1]) & pm[1]) | ((m_rtx_[2] | m_owe_[2]) & pm[2]) |
-        ((m_rtx_[3] | m_owe_[3]) & pm[3]) | (u & carry_[p])) {
-      wake(x + 1);
-      return;
+// One job started at x: another port may start one from the next edge, once it is free and has work.
+void Nic::after_start(Edge x) {
+  for (unsigned p = 0; p < P_; ++p)  // the ports free at x + 1 first: one with work there ends the search
+    if (tp_[p].free_at <= x + 1) {
+      const Edge r = port_ready(p);
+      if (r <= x + 1) {
+        wake(x + 1);
+        return;
+      }
+      wake(r);
     }
-  }
-  Edge m = kNoEdge;  // else the next port to free (idle ports wait for new work, which wakes us)
   for (unsigned p = 0; p < P_; ++p)
-    if (tp_[p].free_at > x) m = std::min(m, tp_[p].free_at);
-  wake(m);
+    if (tp_[p].free_at > x + 1 && tp_[p].free_at < tx_wake_) {
+      const Edge r = port_ready(p);
+      if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
+    }
 }
 
 bool Nic::schedule(Edge x) {
   tx_wake_ = kNoEdge;
   uint32_t idle = 0;
-  Edge busy_min = kNoEdge;
-  for (unsigned p = 0; p < P_; ++p) {
-    if (tp_[p].free_at <= x)
-      idle |= 1u << p;
-    else
-      busy_min = std::min(busy_min, tp_[p].free_at);
-  }
   const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) ||
                     (m_owe_[0] | m_owe_[1] | m_owe_[2] | m_owe_[3]);
   if (!work) return false;
-  wake(busy_min);  // a port that frees may start what cannot start now
-  if (!idle) return false;
-  return pick(x, idle);
+  for (unsigned p = 0; p < P_; ++p)
+    if (tp_[p].free_at <= x) idle |= 1u << p;
+  if (!idle || !pick(x, idle)) {
+    // A port that frees may start what it cannot start now (after a start, after_start looked).
+    for (unsigned p = 0; p < P_; ++p)
+      if (tp_[p].free_at > x && tp_[p].free_at < tx_wake_) {
+        const Edge r = port_ready(p);
+        if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
+      }
+    return false;
+  }
+  return true;
 }
 
 // Starts the job schedule() picks among the idle ports (at most one; false: none can start now).
@@ -454,7 +480,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
         const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
           start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0);
-          after_start(idle & ~(1u << p), x);
+          after_start(x);
           return true;
         }
       }
@@ -472,7 +498,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
         }
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
           start(kJobAck, p, (c - p * per_port) >> 2, v, x, 0, 0);
-          after_start(idle & ~(1u << p), x);
+          after_start(x);
           return true;
         }
       }
@@ -508,7 +534,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
         const unsigned i = ctz64(hi ? hi : elig);
         elig &= ~(1u << i);
         const unsigned q = i * 4 + v;
-        if (start_new(x, q, pin_port_[q], idle)) return true;
+        if (start_new(x, q, pin_port_[q])) return true;
       }
       continue;
     }
@@ -531,7 +557,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
       for (unsigned p = 0; p < P_; ++p)
         if (cand(p) && (t < 0 || tp_[p].out_bytes < tp_[static_cast<unsigned>(t)].out_bytes)) t = static_cast<int>(p);
       if (t < 0) continue;
-      if (start_new(x, q, static_cast<unsigned>(t), idle)) return true;
+      if (start_new(x, q, static_cast<unsigned>(t))) return true;
     }
   }
   return false;
@@ -539,7 +565,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
 
 // A NEW job of queue q on port t (which can take it) if its head is visible at x: packing of the
 // commands present now, the round robin and WRR pointers move.
-bool Nic::start_new(Edge x, unsigned q, unsigned t, uint32_t idle) {
+bool Nic::start_new(Edge x, unsigned q, unsigned t) {
   const unsigned i = q >> 2, v = q & 3u;
   const Queue& Q = q_[q];
   const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
@@ -569,7 +595,7 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t, uint32_t idle) {
     wrr_cnt_ = cnt;
   }
   start(kJobNew, t, i, v, x, n, packed);
-  after_start(idle & ~(1u << t), x);
+  after_start(x);
   return true;
 }
 
@@ -639,6 +665,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     ++tcnt_[C.owe == kOweNack ? TxCnt::nack_sent : TxCnt::ack_sent];
     C.owe = kOweNone;
     m_owe_[c >> 6] &= ~(1ull << (c & 63));
+    if (owe_due_[c] <= owe_min_[p]) owe_min_ok_[p] = false;
   }
   f.packed = packed;
   f.bytes = frame_bytes(packed);

@@ -294,8 +294,13 @@ class Nic {
   std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
   std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
   Ring<Fb> fb_;
-  // RTO timers (deadline, c << 8 | gen & 0xff): every arm is at an edge >= the previous one with the
+  // RTO timers (deadline, c << 24 | gen mod 2^24): every arm is at an edge >= the previous one with the
   // same timeout, so the deadlines come in order and a FIFO is the min-heap (ties: by key, at firing).
+  // A timer is live while its generation is the connection's: 24 bits, because a connection re-arms
+  // on every ACK, hundreds of times within one RTO (8 bits let a stale timer match a later arm and
+  // fire a false RTO). Connections: at most 4 ports x 16 peers x 4 VCs = 256, the 8 bits above.
+  static constexpr unsigned kRtoGenBits = 24;
+  static constexpr uint32_t kRtoGenMask = (1u << kRtoGenBits) - 1;
   struct Rto {
     Edge at;
     uint32_t key;
@@ -317,6 +322,8 @@ class Nic {
   // scheduler
   uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
   std::array<uint32_t, 4> rr_peer_{};
+  mutable std::array<Edge, kMaxPorts> owe_min_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: <= its earliest owed due edge
+  mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
   std::vector<Queue> q_;
@@ -362,13 +369,14 @@ class Nic {
   void go_back(unsigned c, uint16_t from, Edge x);
   void rto_arm(unsigned c, Edge x);
   bool rto_live(uint32_t key) const {
-    const Conn& C = conn_[key >> 8];
-    return (C.rto_gen & 0xffu) == (key & 0xffu) && C.ack_psn != C.npsn;
+    const Conn& C = conn_[key >> kRtoGenBits];
+    return (C.rto_gen & kRtoGenMask) == (key & kRtoGenMask) && C.ack_psn != C.npsn;
   }
   bool schedule(Edge x);
   bool pick(Edge x, uint32_t idle);
-  bool start_new(Edge x, unsigned q, unsigned t, uint32_t idle);
-  void after_start(uint32_t idle_left, Edge x);
+  bool start_new(Edge x, unsigned q, unsigned t);
+  void after_start(Edge x);
+  Edge port_ready(unsigned p) const;
   void upd_blk(unsigned c);
   void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed);
   void rx_take(unsigned p, Edge x);

@@ -165,7 +165,10 @@ TEST(SystemFlit, EventDrivenEqualsPolling) {
   for (const auto& sets : std::vector<std::vector<std::string>>{
            {"xpus=8", "load=0.7"},
            {"pattern=incast", "read_ratio=0", "dlen_min=256", "mode=unordered", "qdepth=256", "window=64", "switch_credits=48"},
-           {"xpus=6", "sink_delay=30", "rx_credits=2", "load=0.9", "drop_prob=0.01", "rto=3000"}}) {
+           {"xpus=6", "sink_delay=30", "rx_credits=2", "load=0.9", "drop_prob=0.01", "rto=3000"},
+           // Bad FCS: NACKs owed at once, due before the feedback reaches sue_tx (the wake at that edge).
+           {"xpus=12", "fer=0.005", "mode=unordered"},
+           {"xpus=8", "fer=0.003", "load=0.8"}}) {
     SysConfig c = sysconf(7, sets);
     const Fig a = run_flit(c, 6000);
     c.flit_poll = true;
