@@ -159,6 +159,20 @@ TEST(SystemFlit, ZeroLoadLatencyEqualsCycleExactToOneCycle) {
   }
 }
 
+// Two runs of one scenario that must not differ in any figure (the first one clean).
+void expect_same_run(const Fig& a, const Fig& b, const std::string& what) {
+  EXPECT_TRUE(a.clean) << what << ": " << a.why;
+  EXPECT_EQ(a.matched, b.matched) << what;
+  EXPECT_EQ(a.pdus, b.pdus) << what;
+  EXPECT_EQ(a.cmds, b.cmds) << what;
+  EXPECT_EQ(a.rtx, b.rtx) << what;
+  EXPECT_EQ(a.p50, b.p50) << what;
+  EXPECT_EQ(a.min, b.min) << what;
+  EXPECT_EQ(a.rx, b.rx) << what;
+  EXPECT_EQ(a.tx, b.tx) << what;
+  EXPECT_EQ(a.stall0_us, b.stall0_us) << what;
+}
+
 // The event-driven loop skips nothing: the same runs with every NIC polled at every edge
 // (sue::NicConfig::poll) give the same figures, CBFC gates, unpacker and XPU interfaces included.
 TEST(SystemFlit, EventDrivenEqualsPolling) {
@@ -172,14 +186,7 @@ TEST(SystemFlit, EventDrivenEqualsPolling) {
     SysConfig c = sysconf(7, sets);
     const Fig a = run_flit(c, 6000);
     c.flit_poll = true;
-    const Fig b = run_flit(c, 6000);
-    EXPECT_TRUE(a.clean) << a.why;
-    EXPECT_EQ(a.matched, b.matched) << sets.front();
-    EXPECT_EQ(a.pdus, b.pdus) << sets.front();
-    EXPECT_EQ(a.rtx, b.rtx) << sets.front();
-    EXPECT_EQ(a.p50, b.p50) << sets.front();
-    EXPECT_EQ(a.rx, b.rx) << sets.front();
-    EXPECT_EQ(a.stall0_us, b.stall0_us) << sets.front();
+    expect_same_run(a, run_flit(c, 6000), sets.front());
   }
 }
 
@@ -196,17 +203,7 @@ TEST(SystemFlit, SynchronousWindowsEqualLockstep) {
     SysConfig c = sysconf(11, sets);
     const Fig a = run_flit(c, 6000);
     c.flit_lockstep = true;
-    const Fig b = run_flit(c, 6000);
-    EXPECT_TRUE(a.clean) << a.why;
-    EXPECT_EQ(a.matched, b.matched) << sets.front();
-    EXPECT_EQ(a.pdus, b.pdus) << sets.front();
-    EXPECT_EQ(a.cmds, b.cmds) << sets.front();
-    EXPECT_EQ(a.rtx, b.rtx) << sets.front();
-    EXPECT_EQ(a.p50, b.p50) << sets.front();
-    EXPECT_EQ(a.min, b.min) << sets.front();
-    EXPECT_EQ(a.rx, b.rx) << sets.front();
-    EXPECT_EQ(a.tx, b.tx) << sets.front();
-    EXPECT_EQ(a.stall0_us, b.stall0_us) << sets.front();
+    expect_same_run(a, run_flit(c, 6000), sets.front());
   }
 }
 
