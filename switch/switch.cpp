@@ -468,11 +468,32 @@ void Switch::prefetch_due() {
 }
 
 void Switch::tick() {
-  const Ps T = now_;
-  prefetch_due();
   departures_.clear();
   fc_out_.clear();
   drops_.clear();
+  // An edge with every calendar slot empty and no PFC state to count changes
+  // nothing but the clock (and the sample): every step below would find
+  // nothing due (lightly loaded switches of a large fabric see many of them).
+  if (fc_in_pending_ == 0 && xoff_list_.empty() && paused_list_.empty()) {
+    const uint64_t* sl = slot(kArr);  // all kCals calendars of this edge, W_ words each, contiguous
+    static_assert(kCals == 5, "idle check");
+    uint64_t any = sl[0] | sl[1] | sl[2] | sl[3] | sl[4];
+    for (unsigned k = 5; k < kCals * W_; ++k) any |= sl[k];
+    if (any == 0) {
+#if SW_CBFC_LOCKSTEP
+      if (fc_ == FlowControl::cbfc) tick_cbfc();  // the twins step on every edge
+#endif
+      if (cycle_ == next_sample_) {
+        sample();
+        next_sample_ += p_.sample_cycles;
+      }
+      ++cycle_;
+      now_ += P_;
+      return;
+    }
+  }
+  const Ps T = now_;
+  prefetch_due();
 
   // 1. Flow-control inputs from downstream (PFC; CBFC credits are fed in tick_cbfc).
   if (fc_in_pending_ != 0) {
