@@ -290,7 +290,9 @@ class Switch {
   // port order (as a scan of every port would; receivers: see rx_seq_), and
   // files every port with work left at the edge of its new due time. Bits of
   // ports no longer due (their due time moved later) are only re-filed; a due
-  // time beyond the calendar comes round early and is re-filed.
+  // time beyond the calendar comes round early and is re-filed. (A CBFC
+  // receiver woken by an arrival or a free during an edge goes straight into
+  // that edge's rx_batch_ instead of slot k of calendar kRx.)
   enum Cal : unsigned { kArr, kRd, kEg, kTx, kRx, kCals };
   static constexpr unsigned kSlots = 256;
   std::vector<uint64_t> cal_;  // [((slot * kCals) + K) * W_ + word]
@@ -335,11 +337,12 @@ class Switch {
   // out, rx_compact() renumbers the active receivers 0, 1, ... in the same
   // order). rx_port_[r] is the receiver of rank r (stale once it is inactive
   // or renumbered). rx_batch_ is a bitset of ranks, the receivers due at this
-  // edge, walked in increasing rank.
+  // edge (set by rx_wake() and from calendar kRx), walked in increasing rank.
   std::vector<uint32_t> rx_seq_;
   uint32_t rx_seq_next_ = 0, rx_ranks_ = 0;
   std::vector<uint16_t> rx_port_;
   std::vector<uint64_t> rx_batch_;
+  bool rx_batch_any_ = false;  // rx_batch_ has a bit set
   uint32_t cmask_ = 0;              // cp_.cnt_mask()
   std::vector<uint32_t> xoff_list_;           // (i*C+c) in XOFF
   std::vector<uint32_t> paused_list_;         // (e*C+c) whose paused_until may lie after now (PFC)
