@@ -275,7 +275,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     rxc_.resize(R_);
     rx_ranks_ = 4 * W_ * 64;
     rx_port_.assign(rx_ranks_, 0);
-    rx_batch_.assign(rx_ranks_ / 64, 0);
+    rx_batch_.assign((rx_ranks_ + 63) / 64, 0);
     for (unsigned i = 0; i < R_; ++i) {
       RxCredit& r = rxc_[i];
       for (unsigned c = 0; c < C_; ++c) r.k[c].buf = r.k[c].limit = (p_.classes[c].lossless ? p_.cbfc_buf_cells : 0) & cmask;
@@ -468,11 +468,32 @@ void Switch::prefetch_due() {
 }
 
 void Switch::tick() {
-  const Ps T = now_;
-  prefetch_due();
   departures_.clear();
   fc_out_.clear();
   drops_.clear();
+  // An edge with every calendar slot empty and no PFC state to count changes
+  // nothing but the clock (and the sample): every step below would find
+  // nothing due (lightly loaded switches of a large fabric see many of them).
+  if (fc_in_pending_ == 0 && xoff_list_.empty() && paused_list_.empty()) {
+    const uint64_t* sl = slot(kArr);  // all kCals calendars of this edge, W_ words each, contiguous
+    static_assert(kCals == 5, "idle check");
+    uint64_t any = sl[0] | sl[1] | sl[2] | sl[3] | sl[4];
+    for (unsigned k = 5; k < kCals * W_; ++k) any |= sl[k];
+    if (any == 0) {
+#if SW_CBFC_LOCKSTEP
+      if (fc_ == FlowControl::cbfc) tick_cbfc();  // the twins step on every edge
+#endif
+      if (cycle_ == next_sample_) {
+        sample();
+        next_sample_ += p_.sample_cycles;
+      }
+      ++cycle_;
+      now_ += P_;
+      return;
+    }
+  }
+  const Ps T = now_;
+  prefetch_due();
 
   // 1. Flow-control inputs from downstream (PFC; CBFC credits are fed in tick_cbfc).
   if (fc_in_pending_ != 0) {
@@ -1039,24 +1060,33 @@ inline bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, ui
 void Switch::rx_wake(unsigned i) {
   Ing& g = ing_[i];
   rx_due_[i] = cycle_;
-  file_at(kRx, i, cycle_);
   if (!g.rx_active) {
     if (rx_seq_next_ == rx_ranks_) rx_compact();
     g.rx_active = true;
     rx_seq_[i] = rx_seq_next_;
     rx_port_[rx_seq_next_++] = static_cast<uint16_t>(i);
   }
+  // Due at this edge: straight into the batch of tick_cbfc() (not through calendar kRx).
+  const uint32_t r = rx_seq_[i];
+  rx_batch_[r / 64] |= uint64_t{1} << (r % 64);
+  rx_batch_any_ = true;
 }
 
 // Renumbers the active receivers 0, 1, ... in the order of their ranks (at most
 // R_ of 4 x 64 x W_ ranks are in use, so this runs at most once every 3 R_ activations).
 void Switch::rx_compact() {
+  // The batch of this edge is rebuilt under the new ranks: it holds receivers
+  // due at this edge (rx_due_ <= cycle_); a receiver due at this edge that is
+  // not in it yet would join it from calendar kRx anyway.
+  std::fill(rx_batch_.begin(), rx_batch_.end(), 0);
   uint32_t n = 0;
   for (uint32_t r = 0; r < rx_seq_next_; ++r) {
     const unsigned p = rx_port_[r];
     if (ing_[p].rx_active && rx_seq_[p] == r) {  // else stale: n <= r, so a renumbered port never matches again
       rx_seq_[p] = n;
-      rx_port_[n++] = static_cast<uint16_t>(p);
+      rx_port_[n] = static_cast<uint16_t>(p);
+      if (rx_due_[p] <= cycle_) rx_batch_[n / 64] |= uint64_t{1} << (n % 64);
+      ++n;
     }
   }
   rx_seq_next_ = n;
@@ -1070,7 +1100,8 @@ void Switch::tick_cbfc() {
   // the model would be after an edge without input or request.
   // Due receivers by rank: a bitset of ranks, walked in increasing order.
   uint64_t* const batch = rx_batch_.data();
-  bool any = false;
+  bool any = rx_batch_any_;  // receivers woken at this edge (rx_wake) are in the batch already
+  rx_batch_any_ = false;
   drain_slot(slot(kRx), W_, [&](unsigned i) {
     if (rx_due_[i] <= cycle_) {
       const uint32_t r = rx_seq_[i];

@@ -271,14 +271,23 @@ class Switch {
   struct RxCredit;
   // Members in order of use: what every tick touches comes first, so a tick
   // reads few cache lines of this object (a fabric holds hundreds of switches).
+  // An edge with nothing due reads only the first lines: the clock, the
+  // calendar, the outputs to clear and the PFC state (see tick()).
   Ps now_ = 0;
   uint64_t cycle_ = 0;
   uint64_t next_sample_ = 0;  // cycle of the next telemetry sample
   unsigned R_, C_, W_;
   FlowControl fc_;
-  uint32_t rx_thr_ = 1, rx_tmr_max_ = 0;  // CBFC receiver threshold and timer, as cbfc::RxModel samples them
-  Ps P_, d_ready_, d_admit_, d_sched_, d_out_, d_fc_out_, d_fc_in_, latency_;
+  Ps P_;
   uint64_t fc_in_pending_ = 0;
+  std::vector<uint64_t> cal_;  // calendars (below): [((slot * kCals) + K) * W_ + word]
+  std::vector<Packet> departures_;
+  std::vector<FcMsg> fc_out_;
+  std::vector<std::pair<Packet, DropReason>> drops_;
+  std::vector<uint32_t> xoff_list_;           // (i*C+c) in XOFF
+  std::vector<uint32_t> paused_list_;         // (e*C+c) whose paused_until may lie after now (PFC)
+  uint32_t rx_thr_ = 1, rx_tmr_max_ = 0;  // CBFC receiver threshold and timer, as cbfc::RxModel samples them
+  Ps d_ready_, d_admit_, d_sched_, d_out_, d_fc_out_, d_fc_in_, latency_;
   uint64_t shared_size_ = 0, shared_used_ = 0;
   // Calendars of the per-port steps (arrivals, buffer frees, egress, CBFC
   // senders and receivers), interleaved so that one edge reads one slot of
@@ -290,10 +299,11 @@ class Switch {
   // port order (as a scan of every port would; receivers: see rx_seq_), and
   // files every port with work left at the edge of its new due time. Bits of
   // ports no longer due (their due time moved later) are only re-filed; a due
-  // time beyond the calendar comes round early and is re-filed.
+  // time beyond the calendar comes round early and is re-filed. (A CBFC
+  // receiver woken by an arrival or a free during an edge goes straight into
+  // that edge's rx_batch_ instead of slot k of calendar kRx.)
   enum Cal : unsigned { kArr, kRd, kEg, kTx, kRx, kCals };
   static constexpr unsigned kSlots = 256;
-  std::vector<uint64_t> cal_;  // [((slot * kCals) + K) * W_ + word]
   // Event horizons, in flat arrays so the steps test them without touching the
   // (large, cache-cold) port structs. Each is a lower bound: nothing in that
   // port's step can change before it (kNever: nothing pending); the step
@@ -307,9 +317,6 @@ class Switch {
   // Pool slots of the packets at the front of ing_[i].arr and egr_[e].leaving
   // (-1: none), read only to prefetch them at the start of a tick.
   std::vector<int32_t> arr_slot_, lv_slot_;
-  std::vector<Packet> departures_;
-  std::vector<FcMsg> fc_out_;
-  std::vector<std::pair<Packet, DropReason>> drops_;
   std::vector<Ing> ing_;
   std::vector<Egr> egr_;
   std::vector<PortClassStats> st_;
@@ -335,14 +342,13 @@ class Switch {
   // out, rx_compact() renumbers the active receivers 0, 1, ... in the same
   // order). rx_port_[r] is the receiver of rank r (stale once it is inactive
   // or renumbered). rx_batch_ is a bitset of ranks, the receivers due at this
-  // edge, walked in increasing rank.
+  // edge (set by rx_wake() and from calendar kRx), walked in increasing rank.
   std::vector<uint32_t> rx_seq_;
   uint32_t rx_seq_next_ = 0, rx_ranks_ = 0;
   std::vector<uint16_t> rx_port_;
   std::vector<uint64_t> rx_batch_;
+  bool rx_batch_any_ = false;  // rx_batch_ has a bit set
   uint32_t cmask_ = 0;              // cp_.cnt_mask()
-  std::vector<uint32_t> xoff_list_;           // (i*C+c) in XOFF
-  std::vector<uint32_t> paused_list_;         // (e*C+c) whose paused_until may lie after now (PFC)
   std::vector<uint64_t> pause_busy_;          // egress: PFC frames from downstream not yet applied (bitset)
   // Classes by priority level, highest first: nlv_ levels, level lv has
   // lvl_n_[lv] classes lvl_cls_[lv][0..] (bit c of lvl_mask_[lv]).
