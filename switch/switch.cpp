@@ -1120,21 +1120,19 @@ void Switch::tick_cbfc() {
       Ing& g = ing_[i];
       int rx_c = -1, fr_c = -1;
       uint32_t rx_m = 0, fr_m = 0;
-      // One arrival and one free per cycle, classes in round robin.
-      if (g.rx_mask != 0) {
-        const unsigned c = first_from(g.rx_mask, g.rr_rx);
-        rx_m = std::min(g.k[c].pend_rx, max_feed);
-        if ((g.k[c].pend_rx -= rx_m) == 0) g.rx_mask &= ~(1u << c);
-        rx_c = static_cast<int>(c);
-        g.rr_rx = c + 1 == C_ ? 0 : c + 1;
-      }
-      if (g.free_mask != 0) {
-        const unsigned c = first_from(g.free_mask, g.rr_free);
-        fr_m = std::min(g.k[c].pend_free, max_feed);
-        if ((g.k[c].pend_free -= fr_m) == 0) g.free_mask &= ~(1u << c);
-        fr_c = static_cast<int>(c);
-        g.rr_free = c + 1 == C_ ? 0 : c + 1;
-      }
+      // One arrival and one free per cycle, classes in round robin: the next class from rr with
+      // credits pending (bit set in mask) presents up to max_feed of them.
+      auto feed = [&](uint32_t& mask, unsigned& rr, uint32_t Ing::Class::*pend, int& cls, uint32_t& m) {
+        if (mask == 0) return;
+        const unsigned c = first_from(mask, rr);
+        uint32_t& left = g.k[c].*pend;
+        m = std::min(left, max_feed);
+        if ((left -= m) == 0) mask &= ~(1u << c);
+        cls = static_cast<int>(c);
+        rr = c + 1 == C_ ? 0 : c + 1;
+      };
+      feed(g.rx_mask, g.rr_rx, &Ing::Class::pend_rx, rx_c, rx_m);
+      feed(g.free_mask, g.rr_free, &Ing::Class::pend_free, fr_c, fr_m);
 #if SW_CBFC_LOCKSTEP
       const size_t n_fc = fc_out_.size();
 #endif
