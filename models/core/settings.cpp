@@ -182,6 +182,11 @@ bool Settings::is_default(const std::string& key) const {
   return values_.at(key) == s.def;
 }
 
+bool Settings::was_set(const std::string& key) const {
+  spec(key);
+  return std::find(order_.begin(), order_.end(), key) != order_.end();
+}
+
 std::string Settings::overrides() const {
   std::string out;
   for (auto& k : order_) {

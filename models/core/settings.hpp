@@ -67,6 +67,8 @@ class Settings {
   const std::string& s(const std::string& key) const;
 
   bool is_default(const std::string& key) const;
+  /// The key was given (set() or assign()), even to its default value.
+  bool was_set(const std::string& key) const;
   /// Keys set away from their default, "k=v k=v", or "defaults".
   std::string overrides() const;
   /// All keys with typed values.

@@ -887,7 +887,7 @@ BenchResult bench(const RunConfig& cfg0) {
       {"xpus", "64"}, {"sue_config", "s4"}, {"port_gbps", "200"}, {"load", "0.8"}, {"pattern", "uniform"},
       {"warmup_cycles", "2000"}, {"nic", kBenchNic}};
   for (auto& [k, v] : defaults)
-    if (s.is_default(k)) s.set(k, v);
+    if (!s.was_set(k)) s.set(k, v);  // (not is_default: --set nic=cycle or load=0.5 are the settings' defaults)
   const SysConfig c = config_from_settings(s, cfg.seed);
   const uint64_t cycles = cfg.cycles ? cfg.cycles : 8000;
   Built b = build(c, "");

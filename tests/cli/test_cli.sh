@@ -196,6 +196,11 @@ rc=$?
 python3 -c "import json; j=json.load(open('sysb.json')); assert j['clean'] and j['flit_hops']>0 and j['nic']=='flit' and j['speed_target_met']==(j['flit_hops_per_s']>=j['target_flit_hops_per_s']) and j['memory_target_met']==(j['peak_rss_mib']<1024)" \
   && ok || bad "bench system json"
 
+# what is given on the command line wins over the bench's own defaults, also when it is the setting's default
+"$COSIM" bench system --cycles 1000 --set xpus=8 --set nic=cycle --set load=0.5 --set warmup_cycles=0 --json sysc.json >sysc.txt
+python3 -c "import json; j=json.load(open('sysc.json')); assert j['nic']=='cycle' and j['xpus']==8 and j['load']==0.5 and j['warmup_cycles']==0, j" \
+  && ok || bad "bench system: --set nic=cycle load=0.5 warmup_cycles=0 not honoured: $(head -1 sysc.txt)"
+
 # dragonfly: a quick bench (reduced fabric) and a PAR run; the full-size figures are in docs/switch.md
 DF="--set g=9 --set a=4 --set p=2 --set h=2 --set warmup_cycles=500"
 "$COSIM" bench dragonfly --cycles 1000 $DF --json dfb.json >dfb.txt

@@ -99,6 +99,20 @@ TEST(Settings, DefaultsAfterConstruction) {
   EXPECT_EQ(s.overrides(), "defaults");
 }
 
+// was_set: given on the command line (even at its default value), which is_default cannot tell
+// (cosim bench system fills in its own defaults only for the keys not given).
+TEST(Settings, WasSetEvenAtTheDefaultValue) {
+  Settings s = make();
+  for (const char* k : {"credits", "load", "llr", "impl"}) EXPECT_FALSE(s.was_set(k)) << k;
+  s.assign("load=0.5");
+  s.assign("impl=model");
+  EXPECT_TRUE(s.was_set("load"));
+  EXPECT_TRUE(s.is_default("load"));
+  EXPECT_TRUE(s.was_set("impl"));
+  EXPECT_FALSE(s.was_set("credits"));
+  EXPECT_THROW(s.was_set("bogus"), core::UsageError);
+}
+
 TEST(Settings, IntParsing) {
   Settings s = make();
   s.assign("credits=7");
