@@ -339,6 +339,41 @@ TEST(SueNic, RtoRecoversALostTail) {
   EXPECT_EQ(h.n[0].q_count(1), 0u);  // queue (peer 0, VC 1) empty again
 }
 
+// A stale RTO timer never fires. Connection B (VC 1) loses its only PDU, so its timer stays at the
+// head of the timer FIFO for the whole RTO; meanwhile connection A (VC 0) carries a steady load, and
+// each ACK re-arms its timer and leaves a stale one behind B's, hundreds of them. Then A's PDUs are
+// lost too, from edge 19,000: A stalls with PDUs outstanding, last progress about then. When B's
+// timer fires (~edge 20,000), A's stale timers come to the head: one whose arm count matched A's
+// modulo 256 (timers kept 8 bits of it once) fired A's RTO there, ~19,000 edges early, instead
+// of RTO cycles after A's last progress.
+TEST(SueNic, StaleRtoTimersBehindALiveOneNeverFire) {
+  NicConfig a = cfg_for(0, 1);
+  a.rto = 20000;
+  NicConfig b = cfg_for(1, 0);
+  b.ack_delay = 2;  // an ACK for (almost) every PDU: a re-arm of A's timer every few edges
+  Pair h(a, b);
+  bool dropped = false;
+  constexpr Edge kLoss = 19000, kLossEnd = 30000;
+  h.drop = [&](const NicFrame& f) {
+    if (f.src != 0 || f.ack_only) return false;
+    if (f.vc == 1 && !dropped) return dropped = true;
+    return f.vc == 0 && f.sof >= kLoss && f.sof < kLossEnd;
+  };
+  uint64_t k = 0;
+  h.run(kLoss + 500, [&](Edge t) {
+    if (t == 10) h.send(0, 1, 64, tag_of(0, 1, 1), t);
+    if (t > 10 && h.send(0, 0, 100, tag_of(0, 0, k + 1), t)) ++k;
+  });
+  h.run(200000);
+  EXPECT_GT(h.n[1].tx_cnt()[TxCnt::ack_sent], 256u);  // each a re-arm of A's timer
+  EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::rto], 2u);         // B's, then A's
+  Edge first_rtx_a = sue::kNoEdge;
+  for (const NicFrame& f : h.frames[0])
+    if (f.vc == 0 && f.rtx && !f.ack_only) first_rtx_a = std::min(first_rtx_a, f.sof);
+  EXPECT_GE(first_rtx_a, kLoss + a.rto) << "A's RTO fired before RTO cycles without progress";
+  EXPECT_TRUE(h.in_order_exactly_once());
+}
+
 TEST(SueNic, LossyLineDeliversExactlyOnceInOrder) {
   NicConfig a = cfg_for(0, 1, 2), b = cfg_for(1, 0, 2);
   a.rto = b.rto = 4000;
