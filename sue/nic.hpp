@@ -82,7 +82,9 @@ struct NicConfig {
   int64_t clock_ps = 625;    ///< SUE clock period
   // CBFC gate toward the next hop, per port and class (128-byte credits, as cbfc::TxModel with
   // 16-bit counters): a frame of class v may start on port p when avail >= gate_mtu_cells; it is
-  // charged at its start. gate_classes = 0: no gate.
+  // charged at its start. gate_classes = 0: no gate; otherwise VCs >= gate_classes never start (as in
+  // the system testbench's cycle path, whose credit_ok_i is 0 for a class without a gate; the system
+  // uses VCs 0 and 1, both gated).
   unsigned gate_classes = 0;
   uint32_t gate_init_cells = 0, gate_mtu_cells = 0;
   // Calibration of the zero-load pipeline (docs/sue.md "Clock and rates"; measured on the cycle-exact blocks).
@@ -182,7 +184,8 @@ class Nic {
   /// Queue q = i*4 + vc of the peer XPU `xpu` (lowest peer index), -1 when not a peer.
   int queue_of(uint32_t xpu, unsigned vc) const;
 
-  // ---- inputs; each takes effect at an edge >= the last advance() (earlier times are clamped)
+  // ---- inputs; each takes effect at an edge after the last one advance() processed (earlier times
+  // are clamped to it)
   /// A command completed on the XPU transmit interface at edge `done` (visible to the scheduler
   /// from done + 1). false: the queue has no free slot (the XPU overran its credits; dropped).
   bool submit(unsigned q, const NicCmd& cmd, Edge done);
