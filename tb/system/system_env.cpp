@@ -41,20 +41,19 @@ uint32_t be16(const uint8_t* p) { return static_cast<uint32_t>(p[0]) << 8 | p[1]
 
 }  // namespace
 
-bool SysConfig::any_rtl() const {
-  for (Kind k : tx_kind)
-    if (k != Kind::model) return true;
-  for (Kind k : rx_kind)
-    if (k != Kind::model) return true;
-  return false;
-}
+bool SysConfig::any_rtl() const { return any_not_model(tx_kind) || any_not_model(rx_kind); }
 
-bool SysConfig::any_llr_rtl() const {
-  for (Kind k : llr_nic_kind)
-    if (k != Kind::model) return true;
-  for (Kind k : llr_sw_kind)
-    if (k != Kind::model) return true;
-  return false;
+bool SysConfig::any_llr_rtl() const { return any_not_model(llr_nic_kind) || any_not_model(llr_sw_kind); }
+
+std::string SysConfig::flit_refusal() const {
+  if (any_rtl() || any_llr_rtl())
+    return "setting 'nic'=flit with rtl blocks: the flit NIC model has no RTL (allowed: rtl=none, or nic=cycle)";
+  if (llr)
+    return "setting 'nic'=flit with llr=true: the flit NIC model has no LLR partner (allowed: llr=false, or nic=cycle)";
+  if (tp.lite())
+    return "setting 'nic'=flit with sue_config=lite: the flit NIC model does not model SUE Lite (allowed: s1|s2|s4, or "
+           "nic=cycle)";
+  return "";
 }
 
 Kind SysConfig::llr_kind(unsigned plane, unsigned a, sw::LlrLink::Side side) const {

@@ -129,6 +129,11 @@ struct SysConfig {
   unsigned nics() const { return xpus * instances; }
   bool any_rtl() const;      ///< a sue_tx or sue_rx block is RTL
   bool any_llr_rtl() const;  ///< an LLR partner is RTL
+  /// "" or the one line saying what nic=flit does not model in this configuration (RTL, LLR, SUE Lite).
+  std::string flit_refusal() const;
+  static bool any_not_model(const std::vector<Kind>& v) {
+    return std::any_of(v.begin(), v.end(), [](Kind k) { return k != Kind::model; });
+  }
   /// The LLR partner at `side` (A: the NIC port, B: the switch port) of the link of XPU `a` on `plane`.
   Kind llr_kind(unsigned plane, unsigned a, sw::LlrLink::Side side) const;
 };

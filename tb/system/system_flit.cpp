@@ -50,14 +50,7 @@ struct FlitSystem::Xpu : XpuGen {  // the pattern state is System's (next_destin
 
 FlitSystem::FlitSystem(const SysConfig& cfg)
     : SystemBase(cfg) {
-  if (cfg_.any_rtl())
-    throw core::UsageError("setting 'nic'=flit with rtl blocks: the flit NIC model has no RTL (allowed: rtl=none, or nic=cycle)");
-  if (cfg_.llr)
-    throw core::UsageError("setting 'nic'=flit with llr=true: the flit NIC model has no LLR partner (allowed: llr=false, or "
-                           "nic=cycle)");
-  if (cfg_.tp.lite())
-    throw core::UsageError("setting 'nic'=flit with sue_config=lite: the flit NIC model does not model SUE Lite (allowed: "
-                           "s1|s2|s4, or nic=cycle)");
+  if (std::string e = cfg_.flit_refusal(); !e.empty()) throw core::UsageError(e);
   build_common();
   const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports(), K = cfg_.tp.num_peers;
   const double bytes_per_cycle = cfg_.port_gbps / 8.0 * core::to_ns(cfg_.clock_ps);

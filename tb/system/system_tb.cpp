@@ -314,16 +314,8 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
     throw core::UsageError(fmt::format("setting 'nic_buf_cells'={} is below one largest frame (allowed: {}..32767)",
                                        c.nic_buf_cells, frame_cells));
   c.flit = s.s("nic") == "flit";
-  if (c.flit) {
-    if (c.any_rtl() || c.any_llr_rtl())
-      throw core::UsageError("setting 'nic'=flit with rtl blocks: the flit NIC model has no RTL (allowed: rtl=none, or nic=cycle)");
-    if (c.llr)
-      throw core::UsageError("setting 'nic'=flit with llr=true: the flit NIC model has no LLR partner (allowed: llr=false, or "
-                             "nic=cycle)");
-    if (c.tp.lite())
-      throw core::UsageError("setting 'nic'=flit with sue_config=lite: the flit NIC model does not model SUE Lite (allowed: "
-                             "s1|s2|s4, or nic=cycle)");
-  }
+  if (c.flit)
+    if (std::string e = c.flit_refusal(); !e.empty()) throw core::UsageError(e);
   // The pairs must fit the peer tables (throws the one line).
   Peering check(c, demand, complete);
   return c;
