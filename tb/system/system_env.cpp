@@ -329,7 +329,7 @@ struct System::Xpu : XpuGen {
 
 // ------------------------------------------------------------------ shared with FlitSystem
 
-SystemBase::SystemBase(const SysConfig& cfg) : cfg_(cfg), sb_("XPU to XPU", cfg.strict), rng_(cfg.seed, "system.traffic") {
+SystemBase::SystemBase(const SysConfig& cfg) : cfg_(cfg), sb_("XPU to XPU", cfg.strict) {
   cable_ = core::ns(cfg_.cable_ns);
   nic_tx_ = core::ns(cfg_.nic_tx_ns);
   nic_rx_ = core::ns(cfg_.nic_rx_ns);
@@ -516,6 +516,7 @@ System::System(const SysConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, s
   xpus_.resize(N);
   for (unsigned a = 0; a < N; ++a) {
     xpus_[a].next_id.assign(static_cast<size_t>(N) * 2, 1);
+    xpus_[a].rng = core::Rng(cfg_.seed, gen_stream(a));
     if (cfg_.pattern == Pattern::allreduce) xpus_[a].ar_recv.assign(2 * (N - 1) + 1, 0);
   }
   build_nics(tx, rx);
@@ -673,6 +674,8 @@ void System::queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dl
   count_issue(a, response, op);
 }
 
+std::string gen_stream(unsigned a) { return fmt::format("system.traffic.x{}", a); }
+
 int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
                      core::Rng& rng, XpuGen& X, unsigned a) {
   const unsigned N = c.xpus;
@@ -739,7 +742,7 @@ void System::generate(unsigned a) {
   X.tokens = std::min(X.tokens + tokens_per_cycle_, tokens_per_cycle_ + 20.0 + cfg_.dlen_max);
   if (!traffic_) return;
   for (unsigned guard = 0; guard < 4 && X.tokens >= 0; ++guard) {
-    const int d = next_destination(cfg_, *peering_, perm_, fig_.ar_steps, rng_, X, a);
+    const int d = next_destination(cfg_, *peering_, perm_, fig_.ar_steps, X.rng, X, a);
     if (d < 0) return;
     const unsigned dst = static_cast<unsigned>(d);
     // The instance that carries the request and room in its queue.
@@ -752,7 +755,7 @@ void System::generate(unsigned a) {
     }
     Op op;
     unsigned dlen, aux;
-    request_shape(cfg_, rng_, X, op, dlen, aux);
+    request_shape(cfg_, X.rng, X, op, dlen, aux);
     X.tokens -= 20.0 + dlen;
     queue_cmd(a, dst, kReqVc, op, dlen, aux, false);
   }

@@ -213,7 +213,13 @@ struct XpuGen {
   std::vector<uint32_t> ar_recv;
   bool ar_done = false;
   core::UniformInt dest_draw, size_draw;  ///< uniform: index into the reachable XPUs; command sizes
+  /// The XPU's own traffic stream ("system.traffic.x<a>", gen_stream()): what one XPU draws does not
+  /// depend on when the others draw, so the loop may run the XPUs in any order (FlitSystem's windows).
+  core::Rng rng{0, "system.traffic"};
 };
+
+/// Name of XPU a's traffic stream of the run seed.
+std::string gen_stream(unsigned a);
 
 /// Destination of XPU a's next request under the pattern, or -1 when it has none now (not an incast
 /// sender, an all-reduce step waiting for the predecessor's chunk or all steps done, nobody reachable).
@@ -420,7 +426,6 @@ class SystemBase {
   std::vector<uint32_t> free_frames_;
   size_t live_frames_ = 0;
   core::Scoreboard sb_;
-  core::Rng rng_;
   uint64_t cycle_ = 0;
   bool traffic_ = true;
   mutable Figures fig_;  // FlitSystem::figures() fills nic_credit_stall

@@ -60,6 +60,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
   xpus_.resize(N);
   for (unsigned a = 0; a < N; ++a) {
     xpus_[a].next_id.assign(static_cast<size_t>(N) * 2, 1);
+    xpus_[a].rng = core::Rng(cfg_.seed, gen_stream(a));
     if (cfg_.pattern == Pattern::allreduce) xpus_[a].ar_recv.assign(2 * (N - 1) + 1, 0);
     xpus_[a].tk_at = cfg_.reset_cycles ? cfg_.reset_cycles - 1 : 0;
   }
@@ -120,12 +121,17 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
     const core::Ps look = std::min(nic_tx_ + cable_, cable_ + nic_rx_) - 1;
     sync_edges_ = look > 0 ? static_cast<uint64_t>(look / cfg_.clock_ps) : 0;
   }
+  use_ring_ = !(sync_edges_ && !sw_.empty());  // run_to's choice of loop
 }
 
 FlitSystem::~FlitSystem() = default;
 
 void FlitSystem::schedule_at(size_t e, uint64_t at) {
   uint64_t& s = sched_[e];
+  if (!use_ring_) {
+    s = std::max(at, floor_);
+    return;
+  }
   at = std::max(at, ring_base_);
   if (s != kNever && s < ring_base_ + kRing) {  // earlier now: off its old edge
     ring_bits_[(s & (kRing - 1)) * words_ + e / 64] &= ~(1ull << (e % 64));
@@ -224,25 +230,73 @@ void FlitSystem::run_lockstep(uint64_t c) {
 // Synchronous windows (conservative parallel discrete-event simulation, here on one core): nothing a
 // NIC does reaches a switch sooner than NIC TX + cable, and nothing a switch does reaches a NIC
 // sooner than cable + NIC RX. So within a window of sync_edges_ SUE edges no shorter than either,
-// the NIC side (XPUs, NICs, wires out) runs all its edges, then the switches all theirs, each with
-// its data hot in the cache, and every input still arrives before the time it is stamped with.
-// Each side sees the same inputs in the same order as in run_lockstep, so the run is identical
-// (checked in switch_tick, and by the SystemFlit tests that compare both loops).
+// the NIC side (XPUs, NICs, wires out) runs all its edges, then the switches all theirs, and every
+// input still arrives before the time it is stamped with. Between switches nothing passes but the
+// NICs, so within a window the XPUs (each with its generator, interfaces and NICs) are independent
+// too: each runs all its edges of the window in turn (run_xpu), with its state hot in the cache,
+// instead of the XPUs edge by edge. Each XPU and each switch sees the same inputs in the same order
+// as in run_lockstep, so the run is identical (checked in switch_tick, and by the SystemFlit tests
+// that compare both loops).
 void FlitSystem::run_windows(uint64_t c) {
   while (done_edge_ < c) {
     const uint64_t e1 = std::min(c, done_edge_ + sync_edges_);
     double t0 = profiling_ ? now_s() : 0;
-    for (uint64_t x = next_edge(); x < e1; x = next_edge()) {
-      advance_ring(x);
-      edge(x);
-      advance_ring(x + 1);
-    }
+    const double tx0 = prof_.tx, net0 = prof_.net;
+    for (unsigned a = 0; a < cfg_.xpus; ++a) run_xpu(a, e1);
     done_edge_ = e1;  // the NIC side is done with the edges before e1
-    if (profiling_) t0 = now_s();
+    floor_ = e1;
+    if (profiling_) {
+      const double t1 = now_s();
+      prof_.xpu += (t1 - t0) - (prof_.tx - tx0) - (prof_.net - net0);
+      t0 = t1;
+    }
+    // The switches one after the other (each with its state hot), not edge by edge: they meet only
+    // in the NICs. A NIC takes its credit updates in time order (one queue over its ports), so they
+    // are held and handed over in the order the edge-by-edge loop makes: by switch edge, then plane.
     const core::Ps t1 = static_cast<core::Ps>(e1) * cfg_.clock_ps;
-    while (sw_[0]->now() < t1)
-      for (unsigned pl = 0; pl < sw_.size(); ++pl) switch_tick(pl);
+    held_cu_.clear();
+    for (unsigned pl = 0; pl < sw_.size(); ++pl)
+      while (sw_[pl]->now() < t1) switch_tick(pl);
+    std::stable_sort(held_cu_.begin(), held_cu_.end(),
+                     [](const HeldCredit& a, const HeldCredit& b) { return a.t != b.t ? a.t < b.t : a.plane < b.plane; });
+    for (const HeldCredit& h : held_cu_) {
+      FNic& n = *nics_[h.nic];
+      n.nic->credit_limit(h.port, h.cls, h.value, h.at);
+      schedule(kNic, n.index, n.nic->next_event());
+    }
     if (profiling_) prof_.sw += now_s() - t0;
+  }
+}
+
+// XPU a's edges before e1 (run_windows): its generator, then its interfaces, then its NICs at each
+// edge, as edge() orders them (a pass in that order, again while one of them is due at the edge).
+void FlitSystem::run_xpu(unsigned a, uint64_t e1) {
+  const size_t M = cfg_.instances, g = slot(kGen, a), d0 = slot(kDrv, a * M), n0 = slot(kNic, a * M);
+  auto next = [&] {
+    uint64_t m = sched_[g];
+    for (size_t k = 0; k < M; ++k) m = std::min({m, sched_[d0 + k], sched_[n0 + k]});
+    return m;
+  };
+  for (uint64_t x = next(); x < e1; x = next()) {
+    floor_ = x;
+    cycle_ = x;
+    ++loop_edges_;
+    do {
+      if (sched_[g] == x) {
+        sched_[g] = kNever;
+        generate(a, x);
+      }
+      for (size_t k = 0; k < M; ++k)
+        if (sched_[d0 + k] == x) {
+          sched_[d0 + k] = kNever;
+          drive(static_cast<unsigned>(a * M + k), x);
+        }
+      for (size_t k = 0; k < M; ++k)
+        if (sched_[n0 + k] == x) {
+          sched_[n0 + k] = kNever;
+          nic_edge(static_cast<unsigned>(a * M + k), x);
+        }
+    } while (next() == x);
   }
 }
 
@@ -274,7 +328,6 @@ void FlitSystem::edge(uint64_t x) {
     }
   }
   if (profiling_) prof_.xpu += (now_s() - e0) - (prof_.tx - tx0) - (prof_.net - net0);
-  if (cfg_.pattern == Pattern::allreduce && !fig_.ar_done_cycle && ar_done_ == cfg_.xpus) fig_.ar_done_cycle = x + 1;
 }
 
 // ------------------------------------------------------------------ XPUs
@@ -307,8 +360,11 @@ void FlitSystem::generate(unsigned a, uint64_t x) {
   }
   for (unsigned guard = 0; guard < 4 && X.tokens >= 0; ++guard) {
     const bool was_done = X.ar_done;
-    const int d = next_destination(cfg_, *peering_, perm_, fig_.ar_steps, rng_, X, a);
-    if (X.ar_done && !was_done) ++ar_done_;
+    const int d = next_destination(cfg_, *peering_, perm_, fig_.ar_steps, X.rng, X, a);
+    if (X.ar_done && !was_done) {  // the run's all-reduce is done after the edge the last XPU finished at
+      ar_last_edge_ = std::max(ar_last_edge_, x);
+      if (++ar_done_ == cfg_.xpus) fig_.ar_done_cycle = ar_last_edge_ + 1;
+    }
     if (d < 0) return;  // nothing to send now (an all-reduce step resumes when the sink wakes us)
     const unsigned dst = static_cast<unsigned>(d);
     const int m = req_instance(X, a, dst);
@@ -326,7 +382,7 @@ void FlitSystem::generate(unsigned a, uint64_t x) {
     }
     Op op;
     unsigned dlen, aux;
-    request_shape(cfg_, rng_, X, op, dlen, aux);
+    request_shape(cfg_, X.rng, X, op, dlen, aux);
     X.tokens -= 20.0 + dlen;
     queue_cmd(a, dst, kReqVc, op, dlen, aux, false, x);
   }
@@ -517,6 +573,10 @@ void FlitSystem::switch_tick(unsigned pl) {
     // Applied by the NIC's gate after the SUE edge at or after its arrival, in effect from the next edge.
     const uint64_t at = edge_at(fc.t + cable_ + nic_rx_) + 1;
     if (sync_edges_ && at < done_edge_) window_violation("a credit update from a switch", at);
+    if (!use_ring_) {  // run_windows: handed over once every switch has run the window
+      held_cu_.push_back({s.now(), pl, n.index, p, fc.cls, fc.value, at});
+      continue;
+    }
     n.nic->credit_limit(p, fc.cls, fc.value, at);
     schedule(kNic, n.index, n.nic->next_event());
   }

@@ -77,12 +77,24 @@ class FlitSystem : public SystemBase {
   size_t ring_count_ = 0;
   std::vector<Ev> far_;              // min-heap of events at or beyond ring_base_ + kRing
   std::vector<uint64_t> sched_;      // per entity: the edge it is scheduled for (kNoEdge: none)
+  // run_windows runs XPU by XPU (run_xpu) and needs no calendar: sched_ alone, each XPU's few entities
+  // scanned for their minimum. An entity scheduled before floor_ (the edge being run) runs at floor_.
+  bool use_ring_ = true;
+  uint64_t floor_ = 0;
+  struct HeldCredit {  // a switch's credit update to a NIC, held to the end of the window's switch phase
+    core::Ps t;        // the switch edge it left at
+    unsigned plane, nic, port, cls;
+    uint32_t value;
+    uint64_t at;
+  };
+  std::vector<HeldCredit> held_cu_;
   size_t slot_base_[3] = {0, 0, 0};  // first slot of generators, XPU interfaces, NICs
   uint64_t loop_edges_ = 0;
   uint64_t done_edge_ = 0;   // the NIC side has run every edge before this one
   uint64_t sync_edges_ = 0;  // SUE edges per synchronous window (0: run_lockstep)
   bool window_open_ = false;
-  unsigned ar_done_ = 0;  // XPUs done with the all-reduce
+  unsigned ar_done_ = 0;       // XPUs done with the all-reduce
+  uint64_t ar_last_edge_ = 0;  // the edge the last of them finished at
   std::vector<const llr_tb::LinkEngine*> no_llr_;
 
   uint64_t edge_at(core::Ps t) const {  // the first SUE edge at or after t
@@ -103,6 +115,7 @@ class FlitSystem : public SystemBase {
   void run_windows(uint64_t c);
   [[noreturn]] void window_violation(const char* what, uint64_t at) const;
   void edge(uint64_t x);
+  void run_xpu(unsigned a, uint64_t e1);
   void switch_tick(unsigned pl);
   void generate(unsigned a, uint64_t x);
   void queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux, bool response, uint64_t x);

@@ -190,13 +190,17 @@ TEST(SystemFlit, EventDrivenEqualsPolling) {
   }
 }
 
-// The synchronous windows (FlitSystem::run_windows: the NIC side, then the switches, a lookahead
-// at a time) change nothing: the same runs with the switches ticked before every SUE edge
-// (SysConfig::flit_lockstep) give the same figures, faults, RTOs and CBFC gates included; a cable
-// of 0 ns shortens the window to NIC TX alone.
+// The synchronous windows (FlitSystem::run_windows: the NIC side XPU by XPU, then the switches, a
+// lookahead at a time) change nothing: the same runs with every XPU and the switches stepped edge
+// by edge (SysConfig::flit_lockstep) give the same figures, faults, RTOs and CBFC gates included; a
+// cable of 0 ns shortens the window to NIC TX alone. Several instances per XPU (a read arriving on
+// one instance queues its response on another) and the all-reduce (steps wait for the sinks).
 TEST(SystemFlit, SynchronousWindowsEqualLockstep) {
   for (const auto& sets : std::vector<std::vector<std::string>>{
            {"xpus=16", "load=0.8", "read_ratio=0.4"},
+           {"xpus=12", "instances=3", "sue_config=s2", "port_gbps=400", "read_ratio=0.5", "mode=unordered", "load=0.9"},
+           {"xpus=12", "instances=4", "sue_config=s1", "read_ratio=0.5", "load=0.9"},
+           {"pattern=allreduce", "chunk_bytes=2048", "read_ratio=0"},
            {"pattern=incast", "read_ratio=0", "dlen_min=256", "mode=unordered", "qdepth=256", "window=64", "switch_credits=48"},
            {"xpus=6", "sink_delay=30", "rx_credits=2", "load=0.9", "drop_prob=0.01", "rto=3000", "cable_ns=0"},
            {"xpus=8", "fer=0.003", "nic_tx_ns=2", "cable_ns=1", "nic_rx_ns=1"}}) {
