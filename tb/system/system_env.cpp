@@ -416,11 +416,8 @@ void SystemBase::init_port(PortBase& pt, unsigned a, unsigned m, unsigned p) con
 }
 
 int SystemBase::req_instance(const XpuGen& X, unsigned a, unsigned dst) const {
-  const auto pl = peering_->places(a, dst);
-  if (pl.first == pl.second) return -1;
-  const size_t n = static_cast<size_t>(pl.second - pl.first);
-  const size_t k = cfg_.strict ? (a + dst + kReqVc) % n : X.spray % n;
-  return pl.first[k].p.m;
+  const Peering::Place* p = place_of(X, a, dst, kReqVc);
+  return p ? p->m : -1;
 }
 
 void SystemBase::buffer_in(PortBase& pt, unsigned cls, uint32_t c, int pl) {

@@ -386,15 +386,26 @@ class SystemBase {
   /// The instance of XPU a that carries its next request to dst (strict: per flow; unordered: the spray
   /// position), -1 when dst is unreachable.
   int req_instance(const XpuGen& X, unsigned a, unsigned dst) const;
+  /// Where XPU a's next command to dst on vc goes (instance, peer slot), nullptr when dst is
+  /// unreachable. Strict mode pins a flow to one instance (its order is per instance); unordered mode
+  /// sprays (make_cmd moves the spray position on).
+  const Peering::Place* place_of(const XpuGen& X, unsigned a, unsigned dst, unsigned vc) const {
+    const auto pl = peering_->places(a, dst);
+    const size_t n = static_cast<size_t>(pl.second - pl.first);
+    if (n <= 1) return n ? &pl.first->p : nullptr;
+    return &pl.first[cfg_.strict ? (a + dst + vc) % n : X.spray % n].p;
+  }
   /// A command of XPU a to dst on vc: its instance (returned), queue and fields; ids from next_id (per dst, vc).
   template <class Cmd>
   unsigned make_cmd(XpuGen& X, std::vector<uint64_t>& next_id, unsigned a, unsigned dst, unsigned vc, Op op,
                     unsigned dlen, unsigned aux, Cmd& c) const {
-    const auto pl = peering_->places(a, dst);
-    const size_t n = static_cast<size_t>(pl.second - pl.first);
-    // Strict mode pins a flow to one instance (its order is per instance); unordered mode sprays.
-    const size_t k = cfg_.strict ? (a + dst + vc) % n : (X.spray++) % n;
-    const Peering::Place& p = pl.first[k].p;
+    return make_cmd_at(X, next_id, *place_of(X, a, dst, vc), dst, vc, op, dlen, aux, c);
+  }
+  /// make_cmd with the place already looked up (place_of with the same X, a, dst and vc).
+  template <class Cmd>
+  unsigned make_cmd_at(XpuGen& X, std::vector<uint64_t>& next_id, const Peering::Place& p, unsigned dst, unsigned vc,
+                       Op op, unsigned dlen, unsigned aux, Cmd& c) const {
+    if (!cfg_.strict) ++X.spray;
     c.dst = dst;
     c.vc = static_cast<uint8_t>(vc);
     c.op = op;

@@ -128,10 +128,6 @@ FlitSystem::~FlitSystem() = default;
 
 void FlitSystem::schedule_at(size_t e, uint64_t at) {
   uint64_t& s = sched_[e];
-  if (!use_ring_) {
-    s = std::max(at, floor_);
-    return;
-  }
   at = std::max(at, ring_base_);
   if (s != kNever && s < ring_base_ + kRing) {  // earlier now: off its old edge
     ring_bits_[(s & (kRing - 1)) * words_ + e / 64] &= ~(1ull << (e % 64));
@@ -332,12 +328,12 @@ void FlitSystem::edge(uint64_t x) {
 
 // ------------------------------------------------------------------ XPUs
 
-void FlitSystem::queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux, bool response,
-                           uint64_t x) {
+void FlitSystem::queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op, unsigned dlen,
+                           unsigned aux, bool response, uint64_t x) {
   Xpu& X = xpus_[a];
   Cmd c;
   c.src = a;
-  const unsigned ni = a * cfg_.instances + make_cmd(X, X.next_id, a, dst, vc, op, dlen, aux, c);
+  const unsigned ni = a * cfg_.instances + make_cmd_at(X, X.next_id, place, dst, vc, op, dlen, aux, c);
   FNic& nic = *nics_[ni];
   (response ? nic.resp : nic.req).push_back(c);
   if (response) X.tokens -= 20.0 + dlen;
@@ -367,9 +363,9 @@ void FlitSystem::generate(unsigned a, uint64_t x) {
     }
     if (d < 0) return;  // nothing to send now (an all-reduce step resumes when the sink wakes us)
     const unsigned dst = static_cast<unsigned>(d);
-    const int m = req_instance(X, a, dst);
-    if (m < 0) return;
-    FNic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + static_cast<unsigned>(m)];
+    const Peering::Place* place = place_of(X, a, dst, kReqVc);
+    if (!place) return;
+    FNic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + place->m];
     if (nic.req.size() >= cfg_.pending_max) {
       X.stall_since = x;
       // One instance: nothing changes until its interface takes a request, which wakes us. Several:
@@ -384,7 +380,7 @@ void FlitSystem::generate(unsigned a, uint64_t x) {
     unsigned dlen, aux;
     request_shape(cfg_, X.rng, X, op, dlen, aux);
     X.tokens -= 20.0 + dlen;
-    queue_cmd(a, dst, kReqVc, op, dlen, aux, false, x);
+    queue_cmd(a, *place, dst, kReqVc, op, dlen, aux, false, x);
   }
   // The next edge the bucket is non-negative again.
   uint64_t wait = 1;
@@ -479,7 +475,8 @@ void FlitSystem::sink(FNic& n, const sue::NicDelivery& d, uint64_t x) {
                     d.cmd.vc));
   sb_.observe(flow_of(c.src, c.dst, c.vc), c.id, d.cmd.digest, t);
   count_delivery(n.xpu, c.src, c.vc, c.dlen, d.last - stamp, x);
-  if (c.op == kReadReq) queue_cmd(n.xpu, c.src, kRespVc, kReadResp, c.aux, 0, true, x);
+  if (c.op == kReadReq)
+    queue_cmd(n.xpu, *place_of(xpus_[n.xpu], n.xpu, c.src, kRespVc), c.src, kRespVc, kReadResp, c.aux, 0, true, x);
   if (cfg_.pattern == Pattern::allreduce && c.op == kWrite && c.aux < xpus_[n.xpu].ar_recv.size()) {
     xpus_[n.xpu].ar_recv[c.aux] += c.dlen;
     schedule(kGen, n.xpu, x + 1);

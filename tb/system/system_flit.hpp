@@ -103,7 +103,11 @@ class FlitSystem : public SystemBase {
   size_t slot(Kind k, uint32_t i) const { return slot_base_[k] + i; }
   void schedule(Kind k, uint32_t i, uint64_t at) {  // at == kNever or later than the entity's edge: nothing to do
     const size_t e = slot_base_[k] + i;
-    if (at < sched_[e]) schedule_at(e, at);
+    if (at >= sched_[e]) return;
+    if (use_ring_)
+      schedule_at(e, at);
+    else
+      sched_[e] = std::max(at, floor_);
   }
   void schedule_at(size_t e, uint64_t at);
   uint32_t alloc_frame() { return alloc_slot(frames_); }
@@ -118,7 +122,8 @@ class FlitSystem : public SystemBase {
   void run_xpu(unsigned a, uint64_t e1);
   void switch_tick(unsigned pl);
   void generate(unsigned a, uint64_t x);
-  void queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux, bool response, uint64_t x);
+  void queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux,
+                 bool response, uint64_t x);
   void drive(unsigned ni, uint64_t x);
   void nic_edge(unsigned ni, uint64_t x);
   void frame_out(FNic& n, uint32_t fi);
