@@ -1,6 +1,8 @@
 // Unit tests of core::Samples / jain_fairness, core::Rng and core time helpers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -101,6 +103,65 @@ TEST(Stats, AddingAfterAQueryResorts) {
   EXPECT_DOUBLE_EQ(s.percentile(50), 3.0);  // sorted 1 3 5 9, rank 2
   EXPECT_DOUBLE_EQ(s.percentile(75), 5.0);  // rank 3
   EXPECT_DOUBLE_EQ(s.mean(), 4.5);
+}
+
+namespace {
+// The definition: nearest rank over the sorted list of every sample.
+double ref_percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  p = std::clamp(p, 0.0, 100.0);
+  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v.size()) / 100.0));
+  return v[(rank ? rank : 1) - 1];
+}
+
+void expect_as_list(const Samples& s, const std::vector<double>& v) {
+  ASSERT_EQ(s.count(), v.size());
+  EXPECT_EQ(s.min(), *std::min_element(v.begin(), v.end()));
+  EXPECT_EQ(s.max(), *std::max_element(v.begin(), v.end()));
+  double sum = 0;
+  for (double x : v) sum += x;
+  EXPECT_EQ(s.mean(), sum / static_cast<double>(v.size()));
+  for (double p : {0.0, 0.1, 1.0, 25.0, 50.0, 50.01, 90.0, 99.0, 99.9, 99.99, 100.0})
+    EXPECT_EQ(s.percentile(p), ref_percentile(v, p)) << "p" << p;
+}
+}  // namespace
+
+// A long run of repeating values (latencies on a clock grid) keeps one entry per distinct value,
+// and every figure is the one of the full list.
+TEST(Stats, MemoryGrowsWithDistinctValuesNotSamples) {
+  std::mt19937_64 g(7);
+  Samples s;
+  std::vector<double> v;
+  for (int i = 0; i < 300000; ++i) {
+    const double x = 0.625 * static_cast<double>(300 + g() % 700 + (g() % 100 == 0 ? 5000 : 0));
+    s.add(x);
+    v.push_back(x);
+    if (i == 1000) expect_as_list(s, v);  // queries between adds
+  }
+  EXPECT_LE(s.distinct(), 1400u);
+  EXPECT_GE(s.distinct(), 1000u);
+  expect_as_list(s, v);
+  s.add(-0.0);  // one value with 0.0
+  s.add(0.0);
+  v.push_back(0.0);
+  v.push_back(0.0);
+  expect_as_list(s, v);
+}
+
+// Values that do not repeat are kept as a list once they outnumber half the samples.
+TEST(Stats, ValuesThatDoNotRepeatAreKeptAsAList) {
+  std::mt19937_64 g(3);
+  std::uniform_real_distribution<double> u(0.0, 1e6);
+  Samples s;
+  std::vector<double> v;
+  for (size_t i = 0; i < Samples::kRawAfter + 5000; ++i) {
+    const double x = u(g);
+    s.add(x);
+    v.push_back(x);
+  }
+  EXPECT_EQ(s.distinct(), 0u);
+  expect_as_list(s, v);
 }
 
 TEST(Stats, JainFairness) {
