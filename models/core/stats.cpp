@@ -7,6 +7,21 @@
 
 namespace core {
 
+Samples& Samples::operator=(const Samples& o) {
+  if (this == &o) return *this;
+  raw_ = o.raw_;
+  tab_ = o.tab_;
+  n_ = o.n_;
+  distinct_ = o.distinct_;
+  next_check_ = o.next_check_;
+  sum_ = o.sum_;
+  shift_ = o.shift_;
+  table_ = o.table_;
+  dirty_ = true;
+  view_.reset();
+  return *this;
+}
+
 uint64_t Samples::bits(double v) {
   if (v == 0) v = 0.0;  // -0.0 and 0.0 are one value
   uint64_t b;
@@ -24,7 +39,20 @@ void Samples::grow() {
     if (e.count) insert(e.key, e.count);
 }
 
-void Samples::to_raw() {
+// The list as a table, if its values repeat; else the list stays, to be tried again at twice the size.
+void Samples::compact() {
+  for (double v : raw_) insert(bits(v), 1);
+  if (distinct_ * 2 <= n_) {
+    table_ = true;
+    std::vector<double>().swap(raw_);
+    return;
+  }
+  std::vector<Entry>().swap(tab_);
+  distinct_ = 0;
+  next_check_ = raw_.size() * 2;
+}
+
+void Samples::to_list() {
   raw_.reserve(n_);
   for (const Entry& e : tab_) {
     double v;
@@ -33,23 +61,26 @@ void Samples::to_raw() {
   }
   std::vector<Entry>().swap(tab_);
   distinct_ = 0;
-  raw_mode_ = true;
+  table_ = false;
+  next_check_ = raw_.size() * 2;
 }
 
-void Samples::sort() const {
-  if (!dirty_) return;
-  val_.clear();
-  cum_.clear();
-  if (raw_mode_) {
+const Samples::View& Samples::view() const {
+  if (!view_) view_ = std::make_unique<View>();
+  View& w = *view_;
+  if (!dirty_) return w;
+  w.val.clear();
+  w.cum.clear();
+  if (!table_) {
     std::vector<double> v = raw_;
     std::sort(v.begin(), v.end());
     for (size_t k = 0; k < v.size(); ++k) {
       if (k && v[k] == v[k - 1]) {
-        ++cum_.back();
+        ++w.cum.back();
         continue;
       }
-      val_.push_back(v[k]);
-      cum_.push_back((cum_.empty() ? 0 : cum_.back()) + 1);
+      w.val.push_back(v[k]);
+      w.cum.push_back((w.cum.empty() ? 0 : w.cum.back()) + 1);
     }
   } else {
     std::vector<std::pair<double, uint64_t>> e;
@@ -63,37 +94,30 @@ void Samples::sort() const {
     std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     uint64_t c = 0;
     for (const auto& x : e) {
-      val_.push_back(x.first);
-      cum_.push_back(c += x.second);
+      w.val.push_back(x.first);
+      w.cum.push_back(c += x.second);
     }
   }
   dirty_ = false;
+  return w;
 }
 
-double Samples::min() const {
-  if (n_ == 0) return 0.0;
-  sort();
-  return val_.front();
-}
+double Samples::min() const { return n_ == 0 ? 0.0 : view().val.front(); }
 
-double Samples::max() const {
-  if (n_ == 0) return 0.0;
-  sort();
-  return val_.back();
-}
+double Samples::max() const { return n_ == 0 ? 0.0 : view().val.back(); }
 
 double Samples::mean() const { return n_ == 0 ? 0.0 : sum_ / static_cast<double>(n_); }
 
 double Samples::percentile(double p) const {
   if (n_ == 0) return 0.0;
-  sort();
+  const View& w = view();
   p = std::clamp(p, 0.0, 100.0);
   // nearest rank: ceil(p/100 * n), 1-based. Multiply before dividing: p/100 is
   // inexact (0.07 * 100 = 7.000000000000001 would ceil to rank 8).
   uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(n_) / 100.0));
   if (rank == 0) rank = 1;
   // the first value whose running count reaches the rank
-  return val_[static_cast<size_t>(std::lower_bound(cum_.begin(), cum_.end(), rank) - cum_.begin())];
+  return w.val[static_cast<size_t>(std::lower_bound(w.cum.begin(), w.cum.end(), rank) - w.cum.begin())];
 }
 
 double jain_fairness(const std::vector<double>& x) {

@@ -2,28 +2,35 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace core {
 
 /// A set of samples (latencies, depths...): count, min, max, mean and percentiles by nearest rank,
-/// all exact. Memory grows with the number of distinct values, not of samples: what a simulation
-/// records (latencies in clock edges or picoseconds, depths in bytes or cells) repeats, so a run of
-/// any length keeps a table of a few thousand (value, count) entries (open addressing on the value's
-/// bits). Values that seldom repeat (more distinct values than half the samples, once there are
-/// kRawAfter samples) are kept one by one instead, as a plain list, so that case costs no more
-/// memory than a list.
+/// all exact. Kept as a list while short; from kCompactAt samples on, as a table of (value, count)
+/// entries (open addressing on the value's bits) when the values repeat (at most one distinct value
+/// in two samples): what a simulation records (latencies in clock edges or picoseconds, depths in
+/// bytes or cells) does, so a run of any length keeps a few thousand entries instead of every sample.
+/// Values that seldom repeat stay a list (tried again each time the list doubles).
 class Samples {
  public:
+  Samples() = default;
+  Samples(const Samples& o) { *this = o; }
+  Samples& operator=(const Samples& o);
+  Samples(Samples&&) noexcept = default;
+  Samples& operator=(Samples&&) noexcept = default;
+
   void add(double v) {
     ++n_;
     sum_ += v;
     dirty_ = true;
-    if (!raw_mode_) {
+    if (table_) {
       insert(bits(v), 1);
-      if (distinct_ * 2 > n_ && n_ >= kRawAfter) to_raw();
+      if (distinct_ * 2 > n_) to_list();
     } else {
       raw_.push_back(v);
+      if (raw_.size() == next_check_) compact();
     }
   }
   size_t count() const { return n_; }
@@ -34,27 +41,28 @@ class Samples {
   double mean() const;
   /// p in [0, 100]; nearest-rank percentile; 0 when empty.
   double percentile(double p) const;
-  /// Entries of the value table (0 once kept as a list): what the memory grows with.
-  size_t distinct() const { return raw_mode_ ? 0 : distinct_; }
+  /// Entries of the value table, 0 while a list: what the memory grows with.
+  size_t distinct() const { return table_ ? distinct_ : 0; }
 
-  static constexpr size_t kRawAfter = 65536;
+  static constexpr size_t kCompactAt = 4096;
 
  private:
   struct Entry {
     uint64_t key = 0;    // the value's bits
     uint64_t count = 0;  // 0: empty slot
   };
-  std::vector<Entry> tab_;  // power-of-two size, at most half full
-  size_t distinct_ = 0;
-  unsigned shift_ = 64;
-  bool raw_mode_ = false;
-  std::vector<double> raw_;
-  size_t n_ = 0;
+  struct View {  // sorted values and running counts, rebuilt for the queries after an add
+    std::vector<double> val;
+    std::vector<uint64_t> cum;
+  };
+  std::vector<double> raw_;  // a list
+  std::vector<Entry> tab_;   // a table: power-of-two size, at most half full
+  size_t n_ = 0, distinct_ = 0, next_check_ = kCompactAt;
   double sum_ = 0;
-  // Sorted view for the queries, rebuilt after an add: values ascending and the running count.
-  mutable std::vector<double> val_;
-  mutable std::vector<uint64_t> cum_;
+  unsigned shift_ = 64;
+  bool table_ = false;
   mutable bool dirty_ = true;
+  mutable std::unique_ptr<View> view_;
 
   static uint64_t bits(double v);
   void insert(uint64_t key, uint64_t count) {
@@ -75,8 +83,9 @@ class Samples {
     }
   }
   void grow();
-  void to_raw();
-  void sort() const;
+  void compact();
+  void to_list();
+  const View& view() const;
 };
 
 /// Jain's fairness index over per-flow throughputs: (sum x)^2 / (n * sum x^2).

@@ -149,19 +149,42 @@ TEST(Stats, MemoryGrowsWithDistinctValuesNotSamples) {
   expect_as_list(s, v);
 }
 
-// Values that do not repeat are kept as a list once they outnumber half the samples.
+// Values that do not repeat stay a list (more distinct values than half the samples).
 TEST(Stats, ValuesThatDoNotRepeatAreKeptAsAList) {
   std::mt19937_64 g(3);
   std::uniform_real_distribution<double> u(0.0, 1e6);
   Samples s;
   std::vector<double> v;
-  for (size_t i = 0; i < Samples::kRawAfter + 5000; ++i) {
+  for (size_t i = 0; i < 3 * Samples::kCompactAt + 5000; ++i) {
     const double x = u(g);
     s.add(x);
     v.push_back(x);
   }
   EXPECT_EQ(s.distinct(), 0u);
   expect_as_list(s, v);
+}
+
+// A table whose values stop repeating goes back to a list; copies answer the same.
+TEST(Stats, TableTurnsBackIntoAListAndCopies) {
+  std::mt19937_64 g(5);
+  Samples s;
+  std::vector<double> v;
+  for (size_t i = 0; i < 2 * Samples::kCompactAt; ++i) {
+    const double x = static_cast<double>(g() % 50);
+    s.add(x);
+    v.push_back(x);
+  }
+  EXPECT_EQ(s.distinct(), 50u);
+  const Samples copy = s;
+  expect_as_list(copy, v);
+  for (size_t i = 0; i < 3 * Samples::kCompactAt; ++i) {
+    const double x = 100.0 + static_cast<double>(i) * 0.5;
+    s.add(x);
+    v.push_back(x);
+  }
+  EXPECT_EQ(s.distinct(), 0u);
+  expect_as_list(s, v);
+  expect_as_list(copy, std::vector<double>(v.begin(), v.begin() + 2 * Samples::kCompactAt));
 }
 
 TEST(Stats, JainFairness) {
