@@ -20,9 +20,7 @@ uint32_t Scoreboard::slot_at(uint32_t flow) {
   if (const uint32_t s = find_slot(flow); s != kNil) return s;
   const uint32_t s = static_cast<uint32_t>(hot_.size());
   hot_.emplace_back();
-  matched_.push_back(false);
   flow_of_.push_back(flow);
-  count_.push_back(0);
   cold_.emplace_back();
   if (flow < kFlowIndex) {
     if (flow >= by_flow_.size()) by_flow_.resize(std::min<size_t>(std::max<size_t>(flow + 1, by_flow_.size() * 2), kFlowIndex), 0);
@@ -53,7 +51,7 @@ void Scoreboard::unlink(uint32_t s, uint32_t prev, uint32_t i) {
   else
     items_[prev].next = nx;
   if (h.tail == i) h.tail = prev;
-  --count_[s];
+  --hot_[s].count;
   free_item(i);
 }
 
@@ -67,7 +65,7 @@ std::vector<uint32_t> Scoreboard::slots_by_flow() const {
 void Scoreboard::expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
   const uint32_t s = slot_at(flow);
   ++c_.expected;
-  ++count_[s];
+  ++hot_[s].count;
   if (!ordered_) {
     cold(s).pending[id] = {id, digest, t, kNil};
     return;
@@ -104,7 +102,7 @@ void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
     if (it != cd.pending.end()) {
       check(it->second);
       cd.pending.erase(it);
-      --count_[s];
+      --hot_[s].count;
       cd.done[id] = true;
     } else if (cd.done.count(id)) {
       ++c_.duplicated;
@@ -119,7 +117,7 @@ void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
   if (h.head != kNil && items_[h.head].id == id) {
     check(items_[h.head]);
     unlink(s, kNil, h.head);
-    matched_[s] = true;
+    h.matched = true;
     h.last_matched = id;
     return;
   }
@@ -133,7 +131,7 @@ void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
     unlink(s, prev, i);
     return;
   }
-  if ((matched_[s] && id <= h.last_matched) || (cold_[s] && cold_[s]->early.count(id))) {
+  if ((h.matched && id <= h.last_matched) || (cold_[s] && cold_[s]->early.count(id))) {
     ++c_.duplicated;
     error(fmt::format("flow {} id {} at {} delivered twice", flow, id, format_time(t)));
     return;
@@ -152,14 +150,14 @@ void Scoreboard::discard(uint32_t flow, uint64_t id) {
     unlink(s, prev, i);
   } else {
     if (!cold_[s] || !cold_[s]->pending.erase(id)) return;
-    --count_[s];
+    --hot_[s].count;
   }
   ++c_.discarded;
 }
 
 uint64_t Scoreboard::outstanding() const {
   uint64_t n = 0;
-  for (uint32_t c : count_) n += c;
+  for (const Hot& h : hot_) n += h.count;
   return n;
 }
 
@@ -167,7 +165,7 @@ const Scoreboard::Counts& Scoreboard::finish() {
   if (finished_) return c_;
   finished_ = true;
   for (uint32_t s : slots_by_flow()) {
-    const size_t n = count_[s];
+    const size_t n = hot_[s].count;
     if (n == 0) continue;
     c_.lost += n;
     uint64_t first = 0;
