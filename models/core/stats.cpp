@@ -72,7 +72,7 @@ const Samples::View& Samples::view() const {
   w.val.clear();
   w.cum.clear();
   if (!table_) {
-    std::vector<double> v = raw_;
+    std::vector<double>& v = raw_;
     std::sort(v.begin(), v.end());
     for (size_t k = 0; k < v.size(); ++k) {
       if (k && v[k] == v[k - 1]) {

@@ -55,7 +55,7 @@ class Samples {
     std::vector<double> val;
     std::vector<uint64_t> cum;
   };
-  std::vector<double> raw_;  // a list
+  mutable std::vector<double> raw_;  // a list (its order does not matter: sorted in place for the queries)
   std::vector<Entry> tab_;   // a table: power-of-two size, at most half full
   size_t n_ = 0, distinct_ = 0, next_check_ = kCompactAt;
   double sum_ = 0;
