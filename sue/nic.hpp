@@ -126,20 +126,20 @@ class Ring {
  public:
   bool empty() const { return n_ == 0; }
   size_t size() const { return n_; }
-  T& front() { return b_[h_]; }
-  const T& front() const { return b_[h_]; }
-  T& back() { return b_[(h_ + n_ - 1) & m_]; }
-  const T& back() const { return b_[(h_ + n_ - 1) & m_]; }
-  T& operator[](size_t k) { return b_[(h_ + k) & m_]; }
-  const T& operator[](size_t k) const { return b_[(h_ + k) & m_]; }
+  T& front() { return p_[h_]; }
+  const T& front() const { return p_[h_]; }
+  T& back() { return p_[(h_ + n_ - 1) & m_]; }
+  const T& back() const { return p_[(h_ + n_ - 1) & m_]; }
+  T& operator[](size_t k) { return p_[(h_ + k) & m_]; }
+  const T& operator[](size_t k) const { return p_[(h_ + k) & m_]; }
   void push_back(const T& v) {
     grow();
-    b_[(h_ + n_) & m_] = v;
+    p_[(h_ + n_) & m_] = v;
     ++n_;
   }
   void push_back(T&& v) {
     grow();
-    b_[(h_ + n_) & m_] = std::move(v);
+    p_[(h_ + n_) & m_] = std::move(v);
     ++n_;
   }
   /// Appends a slot and returns it (its previous, moved-from object: assign every field).
@@ -163,15 +163,20 @@ class Ring {
   }
 
  private:
+  // p_ and cap_ spare every access the vector's indirection and the capacity test its size()
+  // division by sizeof(T) (72 or 80 bytes for frames).
   std::vector<T> b_;
-  size_t h_ = 0, n_ = 0, m_ = 0;  // m_: capacity - 1
+  T* p_ = nullptr;
+  size_t h_ = 0, n_ = 0, m_ = 0, cap_ = 0;  // m_: capacity - 1
   void grow() {
-    if (n_ < b_.size()) return;
+    if (n_ < cap_) return;
     std::vector<T> nb(b_.empty() ? 8 : b_.size() * 2);
     for (size_t k = 0; k < n_; ++k) nb[k] = std::move((*this)[k]);
     b_.swap(nb);
+    p_ = b_.data();
     h_ = 0;
-    m_ = b_.size() - 1;
+    cap_ = b_.size();
+    m_ = cap_ - 1;
   }
 };
 
