@@ -41,9 +41,17 @@ constexpr uint32_t kOpBytes = kOpHeaderBytes + 18;   // op header + control byte
 constexpr uint32_t kRow = 32;                        // MAC beat / sue_rx buffer row
 constexpr unsigned kWireOverhead = 20;               // preamble + SFD + IFG
 
+// Frame bytes: 14 + RH 8 + P + R-CRC 4, padded to 60, + FCS 4.
+inline uint32_t frame_len(uint32_t packed) {
+  const uint32_t l = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
+  return std::max<uint32_t>(l, static_cast<uint32_t>(kEthMinNoFcs)) + static_cast<uint32_t>(kFcsBytes);
+}
+
 unsigned ctz64(uint64_t x) { return static_cast<unsigned>(__builtin_ctzll(x)); }
 
 }  // namespace
+
+uint32_t Nic::frame_bytes(uint32_t packed) { return frame_len(packed); }
 
 std::string NicConfig::validate() const {
   if (tp.lite())
@@ -55,11 +63,6 @@ std::string NicConfig::validate() const {
   for (uint32_t r : rx_credits)
     if (r < 1 || r > 255) return "sue::Nic: rx_credits must be 1..255 per VC";
   return "";
-}
-
-uint32_t Nic::frame_bytes(uint32_t packed) {
-  const uint32_t l = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
-  return std::max<uint32_t>(l, static_cast<uint32_t>(kEthMinNoFcs)) + static_cast<uint32_t>(kFcsBytes);
 }
 
 Nic::Nic(const NicConfig& c) : c_(c) {
@@ -82,7 +85,9 @@ Nic::Nic(const NicConfig& c) : c_(c) {
     }
   }
   q_.assign(NQ_, {});
-  slots_.assign(static_cast<size_t>(NQ_) * QD_, {});
+  cmds_.assign(static_cast<size_t>(NQ_) * QD_, {});
+  vis_.assign(static_cast<size_t>(NQ_) * QD_, 0);
+  row_ps_ = ser_ps(kRow);
   acked_.assign(static_cast<size_t>(NQ_) * QD_, 0);
   conn_.assign(NC_, {});
   desc_.assign(static_cast<size_t>(NC_) * W_, {});
@@ -126,10 +131,11 @@ bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
     ++tcnt_[TxCnt::cmd_overflow];
     return false;
   }
-  Slot& s = slots_[static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1))];
-  s.cmd = cmd;
-  s.vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
-  acked_[static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1))] = 0;
+  const size_t k = static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1));
+  cmds_[k] = cmd;
+  const Edge vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
+  vis_[k] = vis;
+  acked_[k] = 0;
   const bool first = Q.send == Q.tail;
   ++Q.tail;
   ++unsent_total_;
@@ -137,7 +143,7 @@ bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   ++tcnt_[TxCnt::cmds_in];
   // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
   if (first) {  // strict: its pin port may take it once free
-    const Edge t = c_.strict ? std::max(s.vis, tp_[pin_port_[q]].free_at) : s.vis;
+    const Edge t = c_.strict ? std::max(vis, tp_[pin_port_[q]].free_at) : vis;
     wake(t);
     next_ = std::min(next_, std::max(t, now_));
   }
@@ -479,7 +485,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
       for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
         const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
-          start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0);
+          start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0, 0);
           after_start(x);
           return true;
         }
@@ -497,7 +503,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
           continue;
         }
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
-          start(kJobAck, p, (c - p * per_port) >> 2, v, x, 0, 0);
+          start(kJobAck, p, (c - p * per_port) >> 2, v, x, 0, 0, 0);
           after_start(x);
           return true;
         }
@@ -568,21 +574,25 @@ bool Nic::pick(Edge x, uint32_t idle) {
 bool Nic::start_new(Edge x, unsigned q, unsigned t) {
   const unsigned i = q >> 2, v = q & 3u;
   const Queue& Q = q_[q];
-  const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
-  const Edge vis = base[Q.send & (QD_ - 1)].vis;
-  if (vis > x) {
-    wake(vis);
+  const size_t base = static_cast<size_t>(q) * QD_;
+  const Edge* vis = &vis_[base];
+  const NicCmd* cmds = &cmds_[base];
+  const uint32_t mask = QD_ - 1;
+  if (vis[Q.send & mask] > x) {
+    wake(vis[Q.send & mask]);
     return false;
   }
-  // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack.
-  unsigned n = 0;
+  // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack (and their
+  // builder chunks: an op header, then one per DataW/8 bytes of data).
+  unsigned n = 0, chunks = 0;
   uint32_t packed = 0;
   for (uint32_t s = Q.send; s != Q.tail; ++s) {
-    const Slot& sl = base[s & (QD_ - 1)];
-    if (sl.vis > x) break;
-    const uint32_t b = kOpBytes + sl.cmd.dlen;
+    if (vis[s & mask] > x) break;
+    const uint32_t dlen = cmds[s & mask].dlen;
+    const uint32_t b = kOpBytes + dlen;
     if (packed + b > c_.tp.max_pack) break;
     packed += b;
+    chunks += 1 + ((dlen + DB_ - 1) >> db_sh_);
     ++n;
   }
   rr_peer_[v] = i + 1 == K_ ? 0 : i + 1;
@@ -594,12 +604,13 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t) {
     wrr_vc_ = v;
     wrr_cnt_ = cnt;
   }
-  start(kJobNew, t, i, v, x, n, packed);
+  start(kJobNew, t, i, v, x, n, packed, chunks);
   after_start(x);
   return true;
 }
 
-void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed) {
+void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed,
+                unsigned cmd_chunks) {
   const unsigned c = conn(p, i, v), q = i * 4 + v;
   Conn& C = conn_[c];
   TxPort& T = tp_[p];
@@ -614,14 +625,14 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   f.port = static_cast<uint8_t>(p);
   f.vc = static_cast<uint8_t>(v);
   f.cmds.clear();
-  const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
   uint32_t first = 0, n = 0;
   if (kind == kJobNew) {
     Queue& Q = q_[q];
     const bool was_empty = C.ack_psn == C.npsn;
     first = Q.send;
     n = n_cmd;
-    desc_[static_cast<size_t>(c) * W_ + (C.npsn & (W_ - 1))] = {first, static_cast<uint16_t>(n), packed};
+    desc_[static_cast<size_t>(c) * W_ + (C.npsn & (W_ - 1))] = {first, static_cast<uint16_t>(n),
+                                                                static_cast<uint16_t>(cmd_chunks), packed};
     f.psn = C.npsn++;
     Q.send += n;
     unsent_total_ -= n;
@@ -635,6 +646,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     const Desc& d = desc_[static_cast<size_t>(c) * W_ + (C.rtx_psn & (W_ - 1))];
     first = d.first;
     n = d.n;
+    cmd_chunks = d.chunks;
     packed = d.p;
     f.psn = C.rtx_psn++;
     f.rtx = true;
@@ -649,13 +661,17 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     packed = static_cast<uint32_t>(kOpHeaderBytes);
     ++tcnt_[TxCnt::ack_only];
   }
-  unsigned chunks = 2;  // header + trailer
-  if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
-  for (uint32_t k = 0; k < n; ++k) {
-    f.cmds.push_back(base[(first + k) & (QD_ - 1)].cmd);
-    chunks += 1 + ((f.cmds.back().dlen + DB_ - 1) >> db_sh_);
+  unsigned chunks = 2 + cmd_chunks;  // header + trailer + the commands'
+  if (n) {
+    if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
+    // The PDU's slots first .. first + n - 1 (mod QDepth): one or two ranges.
+    const NicCmd* qc = &cmds_[static_cast<size_t>(q) * QD_];
+    const uint32_t s0 = first & (QD_ - 1), n0 = std::min(n, QD_ - s0);
+    f.cmds.assign(qc + s0, qc + s0 + n0);
+    if (n0 < n) f.cmds.insert(f.cmds.end(), qc, qc + (n - n0));
+  } else {
+    chunks += 1;  // 80 00
   }
-  if (!n) chunks += 1;  // 80 00
   // Piggyback what the connection owes.
   f.op = 0;
   f.apsn = 0;
@@ -668,7 +684,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     if (owe_due_[c] <= owe_min_[p]) owe_min_ok_[p] = false;
   }
   f.packed = packed;
-  f.bytes = frame_bytes(packed);
+  f.bytes = frame_len(packed);
   const uint32_t lnf = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
   const uint32_t beats = (lnf + kRow - 1) / kRow;
   // Timing: the first beat after the builder's pipeline and once the MAC's line-rate pacing allows;
@@ -676,7 +692,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), ceil_edge(T.mac_ps));
   f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + ceil_edge(ser_ps(lnf > kRow ? lnf - kRow : 0)), x + chunks + 1});
   T.free_at = f.eof;
-  T.mac_ps = static_cast<int64_t>(f.sof) * c_.clock_ps + ser_ps(f.bytes + kWireOverhead) - ser_ps(kRow);
+  T.mac_ps = static_cast<int64_t>(f.sof) * c_.clock_ps + ser_ps(f.bytes + kWireOverhead) - row_ps_;
   if (v < c_.gate_classes) {
     T.used[v] = static_cast<uint16_t>(T.used[v] + (f.bytes + 127) / 128);
     if (!gate_ok(p, v)) {

@@ -228,16 +228,13 @@ class Nic {
   uint64_t gate_closed_edges(unsigned cls, Edge now) const;
 
  private:
-  struct Slot {
-    NicCmd cmd;
-    Edge vis = 0;
-  };
   struct Queue {
     uint32_t head = 0, send = 0, tail = 0;
   };
   struct Desc {
     uint32_t first = 0;
     uint16_t n = 0;
+    uint16_t chunks = 0;  // builder chunks of its commands (op headers + data beats)
     uint32_t p = 0;
   };
   struct Conn {
@@ -335,8 +332,12 @@ class Nic {
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
   std::vector<Queue> q_;
-  std::vector<Slot> slots_;     // [q * QDepth + idx mod QDepth]
-  std::vector<uint8_t> acked_;  // [as slots_]: the slot's PDU is acknowledged (its own array: progress touches no slot)
+  // Command slots [q * QDepth + idx mod QDepth]: the commands in one array (a PDU's are contiguous
+  // modulo QDepth: copied into its frame in at most two ranges), their visibility edges in another
+  // (what the packing looks at).
+  std::vector<NicCmd> cmds_;
+  std::vector<Edge> vis_;
+  std::vector<uint8_t> acked_;  // [as cmds_]: the slot's PDU is acknowledged (its own array: progress touches no slot)
   std::vector<Conn> conn_;
   std::vector<Desc> desc_;          // [c * Window + psn mod Window]
   std::vector<uint8_t> conn_port_;  // [connection]: its port (c / (NumPeers * 4))
@@ -363,6 +364,7 @@ class Nic {
   }
   Edge ceil_edge(int64_t ps) const { return ps <= 0 ? 0 : static_cast<Edge>((ps + c_.clock_ps - 1) / c_.clock_ps); }
   static uint32_t frame_bytes(uint32_t packed);
+  int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
   bool gate_ok(unsigned p, unsigned v) const {
     if (v >= c_.gate_classes) return c_.gate_classes == 0;
     const uint16_t avail = static_cast<uint16_t>(tp_[p].limit[v] - tp_[p].used[v]);
@@ -386,7 +388,7 @@ class Nic {
   void after_start(Edge x);
   Edge port_ready(unsigned p) const;
   void upd_blk(unsigned c);
-  void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed);
+  void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed, unsigned cmd_chunks);
   void rx_take(unsigned p, Edge x);
   void rx_upd(unsigned p);
   void unpack(Edge x);
