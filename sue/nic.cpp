@@ -409,17 +409,28 @@ void Nic::apply_fb(const Fb& e, Edge x) {
 // something changes, which wakes the scheduler): an RTX of one of its connections, an unsent queue it
 // carries (strict: pinned to it; unordered: any) whose connection has room in its window and no
 // go-back-N running and whose gate is open (0: now), or the due edge of an owed ACK/NACK.
-Edge Nic::port_ready(unsigned p) const {
+Nic::ReadyWords Nic::ready_words() const {
+  ReadyWords k;
+  std::memcpy(&k.u, unsent_mask_.data(), 8);  // the four VCs' 16-bit peer masks side by side in one word
+  k.open = ~(gate_closed_ | gate_never_);
+  k.rtx = (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) != 0;
+  return k;
+}
+
+inline Edge Nic::port_ready(unsigned p, const ReadyWords& k) const {
   const uint64_t* pm = port_conns_[p].data();
-  if ((m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) &&
-      ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3])))
-    return 0;
-  // The four VCs' 16-bit peer masks side by side in one word.
-  uint64_t u, blk;
-  std::memcpy(&u, unsent_mask_.data(), 8);
+  if (k.rtx && ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3]))) return 0;
+  uint64_t blk;
   std::memcpy(&blk, blk_[p].data(), 8);
-  if (u & carry_[p] & ~blk & kNibbleWords[(~(gate_closed_ | gate_never_) >> (p * 4)) & 15u]) return 0;
+  if (k.u & carry_[p] & ~blk & kNibbleWords[(k.open >> (p * 4)) & 15u]) return 0;
+  return owe_ready(p);
+}
+
+Edge Nic::port_ready(unsigned p) const { return port_ready(p, ready_words()); }
+
+Edge Nic::owe_ready(unsigned p) const {
   if (!owe_min_ok_[p]) {  // a lower bound of the owed due edges of the port; exact once recomputed
+    const uint64_t* pm = port_conns_[p].data();
     Edge t = kNoEdge;
     for (unsigned w = 0; w < 4; ++w)
       for (uint64_t o = m_owe_[w] & pm[w]; o; o &= o - 1) t = std::min(t, owe_due_[w * 64 + ctz64(o)]);
@@ -439,21 +450,20 @@ void Nic::upd_blk(unsigned c) {
 }
 
 // One job started at x: another port may start one from the next edge, once it is free and has work.
+// The wake is the earliest max(ready, free) over the ports (at least x + 1); a port free no sooner
+// than the wake found so far is not looked at, and x + 1 ends the search.
 void Nic::after_start(Edge x) {
-  for (unsigned p = 0; p < P_; ++p)  // the ports free at x + 1 first: one with work there ends the search
-    if (tp_[p].free_at <= x + 1) {
-      const Edge r = port_ready(p);
-      if (r <= x + 1) {
-        wake(x + 1);
-        return;
-      }
-      wake(r);
-    }
-  for (unsigned p = 0; p < P_; ++p)
-    if (tp_[p].free_at > x + 1 && tp_[p].free_at < tx_wake_) {
-      const Edge r = port_ready(p);
-      if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
-    }
+  Edge best = tx_wake_;  // (pick's wakes are all after x)
+  const ReadyWords k = ready_words();
+  for (unsigned p = 0; p < P_; ++p) {
+    const Edge fa = std::max(tp_[p].free_at, x + 1);
+    if (fa >= best) continue;
+    const Edge r = port_ready(p, k);
+    if (r == kNoEdge) continue;
+    best = std::min(best, std::max(r, fa));
+    if (best == x + 1) break;
+  }
+  tx_wake_ = best;
 }
 
 bool Nic::schedule(Edge x) {

@@ -387,6 +387,14 @@ class Nic {
   bool start_new(Edge x, unsigned q, unsigned t);
   void after_start(Edge x);
   Edge port_ready(unsigned p) const;
+  struct ReadyWords {  // what port_ready() reads of the whole instance, read once for a loop over the ports
+    uint64_t u;        // unsent queues: the four VCs' peer masks
+    uint32_t open;     // bit port*4+cls: gate open
+    bool rtx;          // some connection runs a go-back-N
+  };
+  ReadyWords ready_words() const;
+  Edge port_ready(unsigned p, const ReadyWords& k) const;
+  Edge owe_ready(unsigned p) const;  // the earliest owed due edge of port p (a lower bound)
   void upd_blk(unsigned c);
   void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed, unsigned cmd_chunks);
   void rx_take(unsigned p, Edge x);
