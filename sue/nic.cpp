@@ -215,8 +215,6 @@ void Nic::advance(Edge t) {
 void Nic::recompute_next() {
   Edge n = tx_wake_;
   if (!fb_.empty()) n = std::min(n, fb_.front().at);
-  while (!rto_q_.empty() && !rto_live(rto_q_.front().key)) rto_q_.pop_front();  // stale timers: no event
-  if (!rto_q_.empty()) n = std::min(n, rto_q_.front().at);
   if (gate_closed_ && !gate_upd_.empty()) {  // the first update of a closed gate, applied once those before it are
     Edge m = 0;
     for (size_t k = 0; k < gate_upd_.size(); ++k) {
@@ -232,6 +230,15 @@ void Nic::recompute_next() {
   n = std::min(n, unext_);
   if (!pend_del_.empty()) n = std::min(n, pend_del_.front().rel);
   n = std::min(n, rx_min_);
+  // RTO timers: stale ones (re-armed or nothing outstanding) are no event; looked at only when one
+  // would come first (deadlines are far: rarely).
+  while (!rto_q_.empty() && rto_q_.front().at < n) {
+    if (rto_live(rto_q_.front().key)) {
+      n = rto_q_.front().at;
+      break;
+    }
+    rto_q_.pop_front();
+  }
   next_ = c_.poll ? now_ : n == kNoEdge ? kNoEdge : std::max(n, now_);
 }
 
@@ -500,14 +507,16 @@ bool Nic::pick(Edge x, uint32_t idle) {
           return true;
         }
       }
-  // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none is due before).
+  // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none can start before; a port's
+  // free edge only grows, so an owed ACK of a busy port waits for max(due, free) and a busy port
+  // costs no rescan at every pick: its free edge wakes the scheduler, see after_start).
   if (x >= owe_next_) {
-    Edge nd = kNoEdge, nf = kNoEdge;  // the earliest due; the earliest due after x
+    Edge nd = kNoEdge, nf = kNoEdge;  // the earliest max(due, free); the earliest due after x
     for (unsigned w = 0; w < 4; ++w)
       for (uint64_t m = m_owe_[w]; m; m &= m - 1) {
         const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
         const Edge due = owe_due_[c];
-        nd = std::min(nd, due);
+        nd = std::min(nd, std::max(due, tp_[p].free_at));
         if (due > x) {
           nf = std::min(nf, due);
           continue;
@@ -751,6 +760,7 @@ void Nic::rx_take(unsigned p, Edge x) {
         r.rows += rows;
         r.rec_rows.push_back({rows, f.cmds.data()});
         r.rec.push_back(std::move(f));
+        rec_ports_ |= 1u << p;
         if (!ub_) unext_ = std::min(unext_, x + 1);  // picked at the next edge
       } else if (d < 0x8000) {  // ahead: one NACK per gap
         ++rcnt_[RxCnt::drop_psn];
@@ -792,18 +802,16 @@ void Nic::rx_upd(unsigned p) {
 void Nic::unpack(Edge x) {
   unext_ = kNoEdge;
   if (!ub_) {
-    for (unsigned k = 0; k < P_; ++k) {
-      const unsigned p = rr_port_ + k < P_ ? rr_port_ + k : rr_port_ + k - P_;
-      if (rp_[p].rec.empty()) continue;
-      ub_ = true;
-      uport_ = p;
-      rr_port_ = p + 1 == P_ ? 0 : p + 1;
-      ucmd_ = 0;
-      upick_ = x;
-      ulast_ = x;
-      break;
-    }
-    if (!ub_) return;
+    if (!rec_ports_) return;
+    // the first port holding a frame in the order rr_port, rr_port + 1, ... (mod NumPorts)
+    const uint32_t hi = rec_ports_ & (~0u << rr_port_);
+    const unsigned p = ctz64(hi ? hi : rec_ports_);
+    ub_ = true;
+    uport_ = p;
+    rr_port_ = p + 1 == P_ ? 0 : p + 1;
+    ucmd_ = 0;
+    upick_ = x;
+    ulast_ = x;
     // The frame the next pick probably takes (the next port in the round robin holding one): its
     // commands, written long ago by the sender, are fetched while this frame is unpacked.
     for (unsigned k = 0; k < P_; ++k) {
@@ -829,10 +837,10 @@ void Nic::unpack(Edge x) {
     r.rec_rows.pop_front();
     if (spare_.size() < 64) spare_.push_back(std::move(r.rec.front().cmds));
     r.rec.pop_front();
+    if (r.rec.empty()) rec_ports_ &= ~(1u << uport_);
     rx_upd(uport_);
     ub_ = false;
-    for (unsigned p = 0; p < P_; ++p)
-      if (!rp_[p].rec.empty()) unext_ = x + 1;
+    if (rec_ports_) unext_ = x + 1;
     return;
   }
   uint32_t off = kO0;

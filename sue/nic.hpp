@@ -293,6 +293,7 @@ class Nic {
   uint32_t gate_never_ = 0;   // bit port*4+cls: a class beyond gate_classes (> 0), whose gate never opens (gate_ok)
   uint32_t gate_closed_ = 0;  // bit port*4+cls: a gated class whose gate is closed (an update may open it)
   bool ub_ = false;           // the unpacker holds a frame
+  uint32_t rec_ports_ = 0;    // bit p: port p holds accepted frames (rp_[p].rec not empty)
   std::array<uint16_t, 4> unsent_mask_{};  // per VC: peers whose queue holds unsent commands
   std::array<std::array<uint16_t, 4>, kMaxPorts> blk_{};  // [port][VC]: peers whose connection's window is full or in go-back-N
   std::array<uint64_t, kMaxPorts> carry_{};  // [port]: the queues it may carry, as the peer masks of the four VCs in one word
