@@ -758,8 +758,10 @@ void Nic::rx_take(unsigned p, Edge x) {
         e.owe_psn = f.psn;
         ++rcnt_[RxCnt::pdus_ok];
         r.rows += rows;
-        r.rec_rows.push_back({rows, f.cmds.data()});
-        r.rec.push_back(std::move(f));
+        RxPort::Rec& a = r.rec.push();
+        a.cmds = std::move(f.cmds);
+        a.src = f.src;
+        a.rows = rows;
         rec_ports_ |= 1u << p;
         if (!ub_) unext_ = std::min(unext_, x + 1);  // picked at the next edge
       } else if (d < 0x8000) {  // ahead: one NACK per gap
@@ -818,23 +820,21 @@ void Nic::unpack(Edge x) {
       const unsigned p = rr_port_ + k < P_ ? rr_port_ + k : rr_port_ + k - P_;
       const RxPort& n = rp_[p];
       const size_t j = p == uport_ ? 1 : 0;
-      if (n.rec_rows.size() > j) {
-        __builtin_prefetch(&n.rec[j]);
-        if (n.rec_rows[j].cmds) __builtin_prefetch(n.rec_rows[j].cmds);
+      if (n.rec.size() > j) {
+        __builtin_prefetch(n.rec[j].cmds.data());
         break;
       }
     }
   }
   RxPort& r = rp_[uport_];
-  const NicFrame& f = r.rec.front();
+  const RxPort::Rec& f = r.rec.front();
   if (ucmd_ == f.cmds.size()) {
     if (ulast_ > x) {
       unext_ = ulast_;
       return;
     }
     // The frame ends at its last output edge: rows freed, the next pick at the next edge.
-    r.rows -= r.rec_rows.front().rows;
-    r.rec_rows.pop_front();
+    r.rows -= f.rows;
     if (spare_.size() < 64) spare_.push_back(std::move(r.rec.front().cmds));
     r.rec.pop_front();
     if (r.rec.empty()) rec_ports_ &= ~(1u << uport_);

@@ -266,12 +266,13 @@ class Nic {
   };
   struct RxPort {
     Ring<InFrame> in;   // at the MAC, not yet taken
-    Ring<NicFrame> rec;  // accepted, waiting for or in the unpacker
-    struct RecInfo {
-      uint32_t rows;
-      const NicCmd* cmds;  // the frame's commands (prefetched before its pick)
+    // Accepted frames, waiting for or in the unpacker: what it needs of them (not the whole frame).
+    struct Rec {
+      std::vector<NicCmd> cmds;
+      uint32_t src;
+      uint32_t rows;  // receive buffer rows
     };
-    Ring<RecInfo> rec_rows;  // [as rec]
+    Ring<Rec> rec;
     uint32_t rows = 0;
   };
   struct Timed {
