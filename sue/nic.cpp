@@ -481,7 +481,13 @@ bool Nic::schedule(Edge x) {
   if (!work) return false;
   for (unsigned p = 0; p < P_; ++p)
     if (tp_[p].free_at <= x) idle |= 1u << p;
-  if (!idle || !pick(x, idle)) {
+  Job j;
+  if (idle && pick(x, idle, j)) {  // one call site of start(): inlined
+    start(j.kind, j.p, j.i, j.v, x, j.n, j.packed, j.chunks);
+    after_start(x);
+    return true;
+  }
+  {
     // A port that frees may start what it cannot start now (after a start, after_start looked).
     for (unsigned p = 0; p < P_; ++p)
       if (tp_[p].free_at > x && tp_[p].free_at < tx_wake_) {
@@ -490,11 +496,10 @@ bool Nic::schedule(Edge x) {
       }
     return false;
   }
-  return true;
 }
 
-// Starts the job schedule() picks among the idle ports (at most one; false: none can start now).
-bool Nic::pick(Edge x, uint32_t idle) {
+// Chooses the job schedule() starts among the idle ports (at most one; false: none can start now).
+bool Nic::pick(Edge x, uint32_t idle, Job& j) {
   const unsigned per_port = K_ * 4;
   // 3. RTX: the lowest connection on an idle port with credit.
   if (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3])
@@ -502,8 +507,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
       for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
         const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
-          start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0, 0);
-          after_start(x);
+          j = {kJobRtx, p, (c - p * per_port) >> 2, v, 0, 0, 0};
           return true;
         }
       }
@@ -522,8 +526,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
           continue;
         }
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
-          start(kJobAck, p, (c - p * per_port) >> 2, v, x, 0, 0, 0);
-          after_start(x);
+          j = {kJobAck, p, (c - p * per_port) >> 2, v, 0, 0, 0};
           return true;
         }
       }
@@ -559,7 +562,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
         const unsigned i = ctz64(hi ? hi : elig);
         elig &= ~(1u << i);
         const unsigned q = i * 4 + v;
-        if (start_new(x, q, pin_port_[q])) return true;
+        if (start_new(x, q, pin_port_[q], j)) return true;
       }
       continue;
     }
@@ -582,7 +585,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
       for (unsigned p = 0; p < P_; ++p)
         if (cand(p) && (t < 0 || tp_[p].out_bytes < tp_[static_cast<unsigned>(t)].out_bytes)) t = static_cast<int>(p);
       if (t < 0) continue;
-      if (start_new(x, q, static_cast<unsigned>(t))) return true;
+      if (start_new(x, q, static_cast<unsigned>(t), j)) return true;
     }
   }
   return false;
@@ -590,7 +593,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
 
 // A NEW job of queue q on port t (which can take it) if its head is visible at x: packing of the
 // commands present now, the round robin and WRR pointers move.
-bool Nic::start_new(Edge x, unsigned q, unsigned t) {
+bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
   const unsigned i = q >> 2, v = q & 3u;
   const Queue& Q = q_[q];
   const size_t base = static_cast<size_t>(q) * QD_;
@@ -623,8 +626,7 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t) {
     wrr_vc_ = v;
     wrr_cnt_ = cnt;
   }
-  start(kJobNew, t, i, v, x, n, packed, chunks);
-  after_start(x);
+  j = {kJobNew, t, i, v, n, packed, chunks};
   return true;
 }
 

@@ -39,6 +39,12 @@
 
 namespace sue {
 
+#if defined(__GNUC__)
+#define COSIM_NIC_ALWAYS_INLINE [[gnu::always_inline]] inline
+#else
+#define COSIM_NIC_ALWAYS_INLINE inline
+#endif
+
 using Edge = uint64_t;  ///< SUE clock edge number
 constexpr Edge kNoEdge = ~0ull;
 
@@ -333,6 +339,7 @@ class Nic {
   mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
+  int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
   std::vector<Queue> q_;
   // Command slots [q * QDepth + idx mod QDepth]: the commands in one array (a PDU's are contiguous
   // modulo QDepth: copied into its frame in at most two ranges), their visibility edges in another
@@ -360,13 +367,15 @@ class Nic {
   std::array<Edge, 256> owe_due_{};  // [connection]: the edge its owed ACK/NACK is due
 
   unsigned conn(unsigned p, unsigned i, unsigned v) const { return (p * K_ + i) * 4 + v; }
-  int peer_of(uint32_t xpu) const;
+  // The helpers below are declared inline (some always_inline: one call site, or two on the hot
+  // path) so that advance() is one function: the library is built with -fPIC, where a plain member
+  // function may be interposed and is never inlined. They are defined and used in nic.cpp only.
+  inline int peer_of(uint32_t xpu) const;
   int64_t ser_ps(uint64_t bytes) const {
     return static_cast<int64_t>((bytes * 8000 + c_.port_gbps - 1) / c_.port_gbps);
   }
   Edge ceil_edge(int64_t ps) const { return ps <= 0 ? 0 : static_cast<Edge>((ps + c_.clock_ps - 1) / c_.clock_ps); }
   static uint32_t frame_bytes(uint32_t packed);
-  int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
   bool gate_ok(unsigned p, unsigned v) const {
     if (v >= c_.gate_classes) return c_.gate_classes == 0;
     const uint16_t avail = static_cast<uint16_t>(tp_[p].limit[v] - tp_[p].used[v]);
@@ -375,34 +384,40 @@ class Nic {
   void wake(Edge t) {
     if (t < tx_wake_) tx_wake_ = t;
   }
-  void edge(Edge x);
-  void apply_fb(const Fb& e, Edge x);
-  void progress(unsigned c, uint16_t new_ack, Edge x);
-  void go_back(unsigned c, uint16_t from, Edge x);
-  void rto_arm(unsigned c, Edge x);
+  COSIM_NIC_ALWAYS_INLINE void edge(Edge x);
+  COSIM_NIC_ALWAYS_INLINE void apply_fb(const Fb& e, Edge x);
+  COSIM_NIC_ALWAYS_INLINE void progress(unsigned c, uint16_t new_ack, Edge x);
+  inline void go_back(unsigned c, uint16_t from, Edge x);
+  inline void rto_arm(unsigned c, Edge x);
   bool rto_live(uint32_t key) const {
     const Conn& C = conn_[key >> kRtoGenBits];
     return (C.rto_gen & kRtoGenMask) == (key & kRtoGenMask) && C.ack_psn != C.npsn;
   }
-  bool schedule(Edge x);
-  bool pick(Edge x, uint32_t idle);
-  bool start_new(Edge x, unsigned q, unsigned t);
-  void after_start(Edge x);
+  COSIM_NIC_ALWAYS_INLINE bool schedule(Edge x);
+  struct Job {  // a job pick() chose: start() takes it
+    unsigned kind, p, i, v, n;
+    uint32_t packed;
+    unsigned chunks;
+  };
+  COSIM_NIC_ALWAYS_INLINE bool pick(Edge x, uint32_t idle, Job& j);
+  inline bool start_new(Edge x, unsigned q, unsigned t, Job& j);
+  inline void after_start(Edge x);
   Edge port_ready(unsigned p) const;
   struct ReadyWords {  // what port_ready() reads of the whole instance, read once for a loop over the ports
     uint64_t u;        // unsent queues: the four VCs' peer masks
     uint32_t open;     // bit port*4+cls: gate open
     bool rtx;          // some connection runs a go-back-N
   };
-  ReadyWords ready_words() const;
-  Edge port_ready(unsigned p, const ReadyWords& k) const;
-  Edge owe_ready(unsigned p) const;  // the earliest owed due edge of port p (a lower bound)
-  void upd_blk(unsigned c);
-  void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed, unsigned cmd_chunks);
-  void rx_take(unsigned p, Edge x);
-  void rx_upd(unsigned p);
-  void unpack(Edge x);
-  void recompute_next();
+  inline ReadyWords ready_words() const;
+  inline Edge port_ready(unsigned p, const ReadyWords& k) const;
+  inline Edge owe_ready(unsigned p) const;  // the earliest owed due edge of port p (a lower bound)
+  inline void upd_blk(unsigned c);
+  COSIM_NIC_ALWAYS_INLINE void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd,
+                                     uint32_t packed, unsigned cmd_chunks);
+  COSIM_NIC_ALWAYS_INLINE void rx_take(unsigned p, Edge x);
+  inline void rx_upd(unsigned p);
+  COSIM_NIC_ALWAYS_INLINE void unpack(Edge x);
+  inline void recompute_next();
 };
 
 }  // namespace sue
