@@ -214,7 +214,7 @@ void Nic::advance(Edge t) {
 
 void Nic::recompute_next() {
   Edge n = tx_wake_;
-  if (!fb_.empty()) n = std::min(n, fb_.front().at);
+  n = std::min(n, fb_.head());
   if (gate_closed_ && !gate_upd_.empty()) {  // the first update of a closed gate, applied once those before it are
     Edge m = 0;
     for (size_t k = 0; k < gate_upd_.size(); ++k) {
@@ -228,11 +228,11 @@ void Nic::recompute_next() {
   }
   if (ub_ && unext_ == kNoEdge && !rx_ret_.empty()) n = std::min(n, rx_ret_.front().at + 1);  // a stalled command
   n = std::min(n, unext_);
-  if (!pend_del_.empty()) n = std::min(n, pend_del_.front().rel);
+  n = std::min(n, pend_del_.head());
   n = std::min(n, rx_min_);
   // RTO timers: stale ones (re-armed or nothing outstanding) are no event; looked at only when one
   // would come first (deadlines are far: rarely).
-  while (!rto_q_.empty() && rto_q_.front().at < n) {
+  while (rto_q_.head() < n) {
     if (rto_live(rto_q_.front().key)) {
       n = rto_q_.front().at;
       break;
@@ -245,7 +245,7 @@ void Nic::recompute_next() {
 void Nic::edge(Edge x) {
   ++events_;
   // CBFC credit updates in effect from this edge.
-  while (!gate_upd_.empty() && gate_upd_.front().at <= x) {
+  while (gate_upd_.head() <= x) {
     const Timed u = gate_upd_.front();
     gate_upd_.pop_front();
     TxPort& T = tp_[u.a >> 2];
@@ -265,7 +265,7 @@ void Nic::edge(Edge x) {
     }
   }
   // Receive credits pulsed before this edge (cred_q at this edge includes them).
-  while (!rx_ret_.empty() && rx_ret_.front().at < x) {
+  while (rx_ret_.head() < x) {
     const unsigned v = rx_ret_.front().a;
     rx_ret_.pop_front();
     if (cred_[v] < c_.rx_credits[v]) ++cred_[v];
@@ -276,14 +276,14 @@ void Nic::edge(Edge x) {
     for (unsigned p = 0; p < P_; ++p)
       if (rx_due_[p] <= x) rx_take(p, x);  // (a frame that does not fit waits at the MAC)
   // sue_tx step 1: feedback registered at earlier edges, ascending ports (queued in that order).
-  while (!fb_.empty() && fb_.front().at <= x) {
+  while (fb_.head() <= x) {
     apply_fb(fb_.front(), x);
     fb_.pop_front();
   }
   // Step 3: RTO, the timers due in (deadline, key) order (as the min-heap they replace).
-  if (!rto_q_.empty() && rto_q_.front().at <= x) {
+  if (rto_q_.head() <= x) {
     rto_due_.clear();
-    while (!rto_q_.empty() && rto_q_.front().at <= x) {
+    while (rto_q_.head() <= x) {
       rto_due_.push_back({rto_q_.front().at, rto_q_.front().key});
       rto_q_.pop_front();
     }
@@ -301,7 +301,7 @@ void Nic::edge(Edge x) {
   if (tx_wake_ <= x) schedule(x);
   // The feedback of this edge's verdicts is read by sue_tx at x + 1, before anything else there touches
   // what it writes: applied now, as of x + 1 (saves an event per received frame).
-  while (!fb_.empty() && fb_.front().at <= x + 1) {
+  while (fb_.head() <= x + 1) {
     apply_fb(fb_.front(), x + 1);
     fb_.pop_front();
   }
@@ -310,7 +310,7 @@ void Nic::edge(Edge x) {
   // Its pick at x + 1 sees the frame records after this edge, and the receive credits pulsed up to x:
   // made now, as of x + 1.
   if (!ub_ && unext_ == x + 1) {
-    while (!rx_ret_.empty() && rx_ret_.front().at <= x) {
+    while (rx_ret_.head() <= x) {
       const unsigned v = rx_ret_.front().a;
       rx_ret_.pop_front();
       if (cred_[v] < c_.rx_credits[v]) ++cred_[v];
@@ -318,7 +318,7 @@ void Nic::edge(Edge x) {
     unpack(x + 1);
   }
   // Outputs due at this edge.
-  while (!pend_del_.empty() && pend_del_.front().rel <= x) {
+  while (pend_del_.head() <= x) {
     out_del_.push_back(pend_del_.front().d);
     pend_del_.pop_front();
   }
@@ -852,6 +852,7 @@ void Nic::unpack(Edge x) {
   const size_t mark = pend_del_.size();
   auto release = [&]() {  // (rel of each command pushed by this call)
     for (size_t k = mark; k < pend_del_.size(); ++k) pend_del_[k].rel = ulast_;
+    pend_del_.refresh();
   };
   while (ucmd_ < f.cmds.size()) {
     const NicCmd& cmd = f.cmds[ucmd_];

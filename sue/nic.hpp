@@ -186,6 +186,36 @@ class Ring {
   }
 };
 
+/// A Ring of time-stamped entries (the member At) that keeps its front's time at hand: head() is
+/// kNoEdge when empty. The checks at every event read one word instead of the ring's front. After
+/// push() (fields assigned in place) or a change of an entry's time, refresh().
+template <class T, Edge T::*At>
+class TimedRing {
+ public:
+  Edge head() const { return head_; }
+  bool empty() const { return r_.empty(); }
+  size_t size() const { return r_.size(); }
+  T& front() { return r_.front(); }
+  const T& front() const { return r_.front(); }
+  T& back() { return r_.back(); }
+  T& operator[](size_t k) { return r_[k]; }
+  const T& operator[](size_t k) const { return r_[k]; }
+  void push_back(const T& v) {
+    r_.push_back(v);
+    if (r_.size() == 1) head_ = v.*At;
+  }
+  T& push() { return r_.push(); }
+  void pop_front() {
+    r_.pop_front();
+    refresh();
+  }
+  void refresh() { head_ = r_.empty() ? kNoEdge : r_.front().*At; }
+
+ private:
+  Ring<T> r_;
+  Edge head_ = kNoEdge;
+};
+
 class Nic {
  public:
   /// Throws std::invalid_argument with NicConfig::validate()'s line.
@@ -306,7 +336,7 @@ class Nic {
   std::array<uint64_t, kMaxPorts> carry_{};  // [port]: the queues it may carry, as the peer masks of the four VCs in one word
   std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
   std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
-  Ring<Fb> fb_;
+  TimedRing<Fb, &Fb::at> fb_;
   // RTO timers (deadline, c << 24 | gen mod 2^24): every arm is at an edge >= the previous one with the
   // same timeout, so the deadlines come in order and a FIFO is the min-heap (ties: by key, at firing).
   // A timer is live while its generation is the connection's: 24 bits, because a connection re-arms
@@ -318,14 +348,14 @@ class Nic {
     Edge at;
     uint32_t key;
   };
-  Ring<Rto> rto_q_;
-  Ring<Timed> gate_upd_;  // credit updates: a = port*4+cls, b = limit
-  Ring<Timed> rx_ret_;    // receive credits: a = vc
+  TimedRing<Rto, &Rto::at> rto_q_;
+  TimedRing<Timed, &Timed::at> gate_upd_;  // credit updates: a = port*4+cls, b = limit
+  TimedRing<Timed, &Timed::at> rx_ret_;    // receive credits: a = vc
   struct PendDel {
     NicDelivery d;
     Edge rel;  // released (handed to the caller) at this edge
   };
-  Ring<PendDel> pend_del_;
+  TimedRing<PendDel, &PendDel::rel> pend_del_;
   std::array<uint32_t, 4> cred_{};
   // unpacker
   unsigned uport_ = 0, rr_port_ = 0;
