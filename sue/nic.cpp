@@ -551,10 +551,19 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
     strict_elig = u & e;
     if (!strict_elig) return false;
   }
-  for (unsigned k = 0; k < 4; ++k) {
-    const unsigned v = (wrr_vc_ + k) & 3u;
-    uint32_t elig = c_.strict ? static_cast<uint32_t>(strict_elig >> (16 * v)) & 0xffffu : unsent_mask_[v];
-    if (!elig) continue;
+  // The VCs in WRR order (wrr_vc, wrr_vc + 1, ...) whose lane of the candidate word is not empty:
+  // a 4-bit set rotated by wrr_vc (bit 16v of the folded word: the OR of lane v).
+  uint64_t cw = strict_elig;
+  if (!c_.strict) std::memcpy(&cw, unsent_mask_.data(), 8);
+  uint64_t t = cw | cw >> 8;
+  t |= t >> 4;
+  t |= t >> 2;
+  t |= t >> 1;
+  const uint32_t lanes = static_cast<uint32_t>((t & 1u) | (t >> 15 & 2u) | (t >> 30 & 4u) | (t >> 45 & 8u));
+  const unsigned w = wrr_vc_;  // (start_new changes it only when it starts a job)
+  for (uint32_t rot = ((lanes >> w) | (lanes << (4 - w))) & 15u; rot; rot &= rot - 1) {
+    const unsigned v = (w + ctz64(rot)) & 3u;
+    uint32_t elig = static_cast<uint32_t>(cw >> (16 * v)) & 0xffffu;
     if (c_.strict) {
       while (elig) {
         // the first eligible peer in the order rr_peer[v], rr_peer[v] + 1, ... (mod NumPeers)
@@ -818,14 +827,12 @@ void Nic::unpack(Edge x) {
     ulast_ = x;
     // The frame the next pick probably takes (the next port in the round robin holding one): its
     // commands, written long ago by the sender, are fetched while this frame is unpacked.
-    for (unsigned k = 0; k < P_; ++k) {
-      const unsigned p = rr_port_ + k < P_ ? rr_port_ + k : rr_port_ + k - P_;
-      const RxPort& n = rp_[p];
-      const size_t j = p == uport_ ? 1 : 0;
-      if (n.rec.size() > j) {
-        __builtin_prefetch(n.rec[j].cmds.data());
-        break;
-      }
+    uint32_t m = rec_ports_;
+    if (rp_[uport_].rec.size() < 2) m &= ~(1u << uport_);
+    if (m) {
+      const uint32_t h = m & (~0u << rr_port_);
+      const unsigned n = ctz64(h ? h : m);
+      __builtin_prefetch(rp_[n].rec[n == uport_ ? 1 : 0].cmds.data());
     }
   }
   RxPort& r = rp_[uport_];
