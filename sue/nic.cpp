@@ -198,7 +198,7 @@ bool Nic::idle() const {
     if (Q.tail != Q.head) return false;
   for (unsigned p = 0; p < P_; ++p)
     if (!rp_[p].in.empty() || !rp_[p].rec.empty()) return false;
-  return !ub_ && fb_.empty() && pend_del_.empty();
+  return !ub_ && n_fb_ == 0 && pend_del_.empty();
 }
 
 // ------------------------------------------------------------------ time
@@ -214,7 +214,6 @@ void Nic::advance(Edge t) {
 
 void Nic::recompute_next() {
   Edge n = tx_wake_;
-  n = std::min(n, fb_.head());
   if (gate_closed_ && !gate_upd_.empty()) {  // the first update of a closed gate, applied once those before it are
     Edge m = 0;
     for (size_t k = 0; k < gate_upd_.size(); ++k) {
@@ -275,11 +274,7 @@ void Nic::edge(Edge x) {
   if (rx_min_ <= x)
     for (unsigned p = 0; p < P_; ++p)
       if (rx_due_[p] <= x) rx_take(p, x);  // (a frame that does not fit waits at the MAC)
-  // sue_tx step 1: feedback registered at earlier edges, ascending ports (queued in that order).
-  while (fb_.head() <= x) {
-    apply_fb(fb_.front(), x);
-    fb_.pop_front();
-  }
+  // (sue_tx step 1, feedback registered at earlier edges: none is left, see below.)
   // Step 3: RTO, the timers due in (deadline, key) order (as the min-heap they replace).
   if (rto_q_.head() <= x) {
     rto_due_.clear();
@@ -300,11 +295,9 @@ void Nic::edge(Edge x) {
   if (c_.poll) tx_wake_ = x;
   if (tx_wake_ <= x) schedule(x);
   // The feedback of this edge's verdicts is read by sue_tx at x + 1, before anything else there touches
-  // what it writes: applied now, as of x + 1 (saves an event per received frame).
-  while (fb_.head() <= x + 1) {
-    apply_fb(fb_.front(), x + 1);
-    fb_.pop_front();
-  }
+  // what it writes: applied now, as of x + 1 (saves an event per received frame), ascending ports.
+  for (unsigned k = 0; k < n_fb_; ++k) apply_fb(fb_[k], x + 1);
+  n_fb_ = 0;
   // Unpacker.
   if (unext_ <= x) unpack(x);
   // Its pick at x + 1 sees the frame records after this edge, and the receive credits pulsed up to x:
@@ -756,8 +749,8 @@ void Nic::rx_take(unsigned p, Edge x) {
   } else {
     const unsigned c = conn(p, static_cast<unsigned>(peer), f.vc & 3u);
     Conn& C = conn_[c];
-    Fb e{x + 1, static_cast<uint8_t>(p), static_cast<uint8_t>(peer), static_cast<uint8_t>(f.vc & 3u), kOweNone, f.op, 0,
-         f.apsn};
+    Fb& e = fb_[n_fb_++];  // (one frame per port per edge)
+    e = {static_cast<uint8_t>(p), static_cast<uint8_t>(peer), static_cast<uint8_t>(f.vc & 3u), kOweNone, f.op, 0, f.apsn};
     if (f.ack_only) {
       ++rcnt_[RxCnt::ack_frames];
     } else {
@@ -789,7 +782,6 @@ void Nic::rx_take(unsigned p, Edge x) {
         e.owe_psn = static_cast<uint16_t>(C.exp - 1);
       }
     }
-    fb_.push_back(e);
   }
   if (h.f.cmds.capacity() && spare_.size() < 64) spare_.push_back(std::move(h.f.cmds));  // dropped (accepted ones moved out)
   r.in.pop_front();

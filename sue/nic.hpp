@@ -291,8 +291,7 @@ class Nic {
     std::array<Edge, 4> closed_since{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};
     std::array<uint64_t, 4> closed{};
   };
-  struct Fb {
-    Edge at;  // sue_tx reads it at this edge
+  struct Fb {  // a verdict's feedback to sue_tx
     uint8_t port, peer, vc, owe, rop;
     uint16_t owe_psn, rapsn;
   };
@@ -336,7 +335,11 @@ class Nic {
   std::array<uint64_t, kMaxPorts> carry_{};  // [port]: the queues it may carry, as the peer masks of the four VCs in one word
   std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
   std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
-  TimedRing<Fb, &Fb::at> fb_;
+  // The feedback of this edge's verdicts (one frame per port at most): sue_tx reads it at the next
+  // edge, before anything else there touches what it writes, so edge() applies it as of x + 1 right
+  // after its job start; it never outlives the edge that wrote it.
+  std::array<Fb, kMaxPorts> fb_{};
+  unsigned n_fb_ = 0;
   // RTO timers (deadline, c << 24 | gen mod 2^24): every arm is at an edge >= the previous one with the
   // same timeout, so the deadlines come in order and a FIFO is the min-heap (ties: by key, at firing).
   // A timer is live while its generation is the connection's: 24 bits, because a connection re-arms
