@@ -844,45 +844,57 @@ void Nic::unpack(Edge x) {
     if (rec_ports_) unext_ = x + 1;
     return;
   }
+  // (The loop keeps the unpacker's state in locals: the stores of the deliveries would make the
+  // compiler reload the members at every command.)
+  const NicCmd* cmds = f.cmds.data();
+  const size_t ncmd = f.cmds.size();
+  const Edge row0 = upick_ + 2;  // row r of the frame is usable by the output from edge row0 + r
+  const uint32_t src = f.src;
+  const uint8_t port = static_cast<uint8_t>(uport_);
+  size_t k = ucmd_;
+  Edge last = ulast_;
   uint32_t off = kO0;
-  for (size_t k = 0; k < ucmd_; ++k) off += kOpBytes + f.cmds[k].dlen;
+  for (size_t i = 0; i < k; ++i) off += kOpBytes + cmds[i].dlen;
   // The commands output by this call are handed to the caller together, at the last one's output
   // edge (their first/last stamps stay exact): one event per frame instead of one per command.
   const size_t mark = pend_del_.size();
   auto release = [&]() {  // (rel of each command pushed by this call)
-    for (size_t k = mark; k < pend_del_.size(); ++k) pend_del_[k].rel = ulast_;
+    ulast_ = last;
+    ucmd_ = k;
+    rcnt_[RxCnt::cmds_out] += pend_del_.size() - mark;
+    for (size_t i = mark; i < pend_del_.size(); ++i) pend_del_[i].rel = last;
     pend_del_.refresh();
   };
-  while (ucmd_ < f.cmds.size()) {
-    const NicCmd& cmd = f.cmds[ucmd_];
-    const uint32_t f0 = std::min<uint32_t>(DB_, cmd.dlen);
-    Edge xk = std::max({ulast_ + 1, upick_ + 2 + (off + kOpBytes + f0 - 1) / kRow, x});
-    if (!cred_[cmd.vc & 3u]) {
+  while (k < ncmd) {
+    const NicCmd& cmd = cmds[k];
+    const uint32_t dlen = cmd.dlen;
+    const Edge xk = std::max({last + 1, row0 + (off + kOpBytes + std::min<uint32_t>(DB_, dlen) - 1) / kRow, x});
+    const unsigned v = cmd.vc & 3u;
+    if (!cred_[v]) {
       if (xk > x) unext_ = xk;  // returns may come before then
       // else: stalled until a credit of this VC returns (edge() sets unext_)
       release();
       return;
     }
-    --cred_[cmd.vc & 3u];
-    ++rcnt_[RxCnt::cmds_out];
-    const uint32_t nb = cmd.dlen ? (cmd.dlen + DB_ - 1) >> db_sh_ : 1;
+    --cred_[v];
+    const uint32_t nb = dlen ? (dlen + DB_ - 1) >> db_sh_ : 1;
     Edge yk = xk;
     for (uint32_t j = 1; j < nb; ++j) {
-      const uint32_t need = off + kOpBytes + std::min<uint32_t>(cmd.dlen, (j + 1) * DB_);
-      yk = std::max(yk + 1, upick_ + 2 + (need - 1) / kRow);
+      const uint32_t need = off + kOpBytes + std::min<uint32_t>(dlen, (j + 1) * DB_);
+      yk = std::max(yk + 1, row0 + (need - 1) / kRow);
     }
     PendDel& pd = pend_del_.push();
     pd.d.cmd = cmd;
-    pd.d.src = f.src;
-    pd.d.port = static_cast<uint8_t>(uport_);
+    pd.d.src = src;
+    pd.d.port = port;
     pd.d.first = xk + 1;
     pd.d.last = yk + 1;
-    ulast_ = yk;
-    off += kOpBytes + cmd.dlen;
-    ++ucmd_;
+    last = yk;
+    off += kOpBytes + dlen;
+    ++k;
   }
   release();
-  unext_ = std::max(ulast_, x);  // the frame-end edge
+  unext_ = std::max(last, x);  // the frame-end edge
 }
 
 }  // namespace sue
