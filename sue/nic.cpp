@@ -344,17 +344,33 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   // Descriptor walker and slot frees: the PDUs' slots are acked; the queue's head moves over acked
   // slots, one credit each (registered two edges later, as the walker and the slot free take an edge each).
   Queue& Q = q_[q];
-  for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
-    const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
-    for (uint32_t k = 0; k < d.n; ++k) acked_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))] = 1;
-    tp_[p].out_bytes -= d.p;
-  }
-  while (Q.head != Q.send) {
-    uint8_t& a = acked_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
-    if (!a) break;
-    a = 0;
-    ++Q.head;
-    out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
+  if (c_.strict) {
+    // One connection per queue: its PDUs are acknowledged in order and hold the slots from the head on.
+    uint32_t n = 0;
+    for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
+      const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
+      if (d.first != Q.head + n)
+        throw std::logic_error("sue::Nic: strict mode: an acknowledged PDU does not start at its queue's head");
+      n += d.n;
+      tp_[p].out_bytes -= d.p;
+    }
+    for (; n; --n) {
+      ++Q.head;
+      out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
+    }
+  } else {
+    for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
+      const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
+      for (uint32_t k = 0; k < d.n; ++k) acked_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))] = 1;
+      tp_[p].out_bytes -= d.p;
+    }
+    while (Q.head != Q.send) {
+      uint8_t& a = acked_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
+      if (!a) break;
+      a = 0;
+      ++Q.head;
+      out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
+    }
   }
   C.ack_psn = new_ack;
   if (C.rtx_act) {
