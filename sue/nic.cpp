@@ -520,27 +520,43 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
           return true;
         }
       }
-  // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none can start before; a port's
-  // free edge only grows, so an owed ACK of a busy port waits for max(due, free) and a busy port
-  // costs no rescan at every pick: its free edge wakes the scheduler, see after_start).
+  // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none can start before). Port by
+  // port (ascending ports hold ascending connections: the same lowest one starts): a busy port's
+  // owed ACKs cannot start before max(due, free) (its free edge only grows and wakes the scheduler,
+  // see after_start), and an idle port whose earliest due (owe_ready, a lower bound) is after x has
+  // none due; only the others' connections are looked at.
   if (x >= owe_next_) {
-    Edge nd = kNoEdge, nf = kNoEdge;  // the earliest max(due, free); the earliest due after x
-    for (unsigned w = 0; w < 4; ++w)
-      for (uint64_t m = m_owe_[w]; m; m &= m - 1) {
-        const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
-        const Edge due = owe_due_[c];
-        nd = std::min(nd, std::max(due, tp_[p].free_at));
-        if (due > x) {
-          nf = std::min(nf, due);
-          continue;
-        }
-        if (((idle >> p) & 1u) && gate_ok(p, v)) {
-          j = {kJobAck, p, (c - p * per_port) >> 2, v, 0, 0, 0};
-          return true;
-        }
+    Edge nd = kNoEdge, nf = kNoEdge;  // a bound of the earliest max(due, free); of the earliest due after x
+    for (unsigned p = 0; p < P_; ++p) {
+      const uint64_t* pm = port_conns_[p].data();
+      if (!((m_owe_[0] & pm[0]) | (m_owe_[1] & pm[1]) | (m_owe_[2] & pm[2]) | (m_owe_[3] & pm[3]))) continue;
+      const Edge lo = owe_ready(p);
+      if (!((idle >> p) & 1u)) {
+        nd = std::min(nd, std::max(lo, tp_[p].free_at));
+        continue;
       }
+      if (lo > x) {
+        nd = std::min(nd, lo);
+        nf = std::min(nf, lo);
+        continue;
+      }
+      for (unsigned w = 0; w < 4; ++w)
+        for (uint64_t m = m_owe_[w] & pm[w]; m; m &= m - 1) {
+          const unsigned c = w * 64 + ctz64(m), v = c & 3u;
+          const Edge due = owe_due_[c];
+          nd = std::min(nd, due);
+          if (due > x) {
+            nf = std::min(nf, due);
+            continue;
+          }
+          if (gate_ok(p, v)) {
+            j = {kJobAck, p, (c - p * per_port) >> 2, v, 0, 0, 0};
+            return true;
+          }
+        }
+    }
     owe_next_ = nd;
-    wake(nf);  // due ones that cannot start wait for a port (busy_min) or a credit (the gate opening)
+    wake(nf);  // due ones that cannot start wait for a credit (the gate opening)
   }
   if (owe_next_ > x) wake(owe_next_);
   // 6. NEW: WRR over VCs, round robin over peers; packing of the commands present now. Only queues
