@@ -379,7 +379,9 @@ class Nic {
   // (what the packing looks at).
   std::vector<NicCmd> cmds_;
   std::vector<Edge> vis_;
-  std::vector<uint8_t> acked_;  // [as cmds_]: the slot's PDU is acknowledged (its own array: progress touches no slot)
+  // [as cmds_]: the slot's PDU is acknowledged (unordered mode: a queue's PDUs on several connections
+  // may be acknowledged out of order; strict mode acknowledges from the head on and never sets it)
+  std::vector<uint8_t> acked_;
   std::vector<Conn> conn_;
   std::vector<Desc> desc_;          // [c * Window + psn mod Window]
   std::vector<uint8_t> conn_port_;  // [connection]: its port (c / (NumPeers * 4))
@@ -454,3 +456,5 @@ class Nic {
 };
 
 }  // namespace sue
+
+#undef COSIM_NIC_ALWAYS_INLINE
