@@ -41,9 +41,17 @@ constexpr uint32_t kOpBytes = kOpHeaderBytes + 18;   // op header + control byte
 constexpr uint32_t kRow = 32;                        // MAC beat / sue_rx buffer row
 constexpr unsigned kWireOverhead = 20;               // preamble + SFD + IFG
 
+// Frame bytes: 14 + RH 8 + P + R-CRC 4, padded to 60, + FCS 4.
+inline uint32_t frame_len(uint32_t packed) {
+  const uint32_t l = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
+  return std::max<uint32_t>(l, static_cast<uint32_t>(kEthMinNoFcs)) + static_cast<uint32_t>(kFcsBytes);
+}
+
 unsigned ctz64(uint64_t x) { return static_cast<unsigned>(__builtin_ctzll(x)); }
 
 }  // namespace
+
+uint32_t Nic::frame_bytes(uint32_t packed) { return frame_len(packed); }
 
 std::string NicConfig::validate() const {
   if (tp.lite())
@@ -55,11 +63,6 @@ std::string NicConfig::validate() const {
   for (uint32_t r : rx_credits)
     if (r < 1 || r > 255) return "sue::Nic: rx_credits must be 1..255 per VC";
   return "";
-}
-
-uint32_t Nic::frame_bytes(uint32_t packed) {
-  const uint32_t l = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
-  return std::max<uint32_t>(l, static_cast<uint32_t>(kEthMinNoFcs)) + static_cast<uint32_t>(kFcsBytes);
 }
 
 Nic::Nic(const NicConfig& c) : c_(c) {
@@ -82,7 +85,9 @@ Nic::Nic(const NicConfig& c) : c_(c) {
     }
   }
   q_.assign(NQ_, {});
-  slots_.assign(static_cast<size_t>(NQ_) * QD_, {});
+  cmds_.assign(static_cast<size_t>(NQ_) * QD_, {});
+  vis_.assign(static_cast<size_t>(NQ_) * QD_, 0);
+  row_ps_ = ser_ps(kRow);
   acked_.assign(static_cast<size_t>(NQ_) * QD_, 0);
   conn_.assign(NC_, {});
   desc_.assign(static_cast<size_t>(NC_) * W_, {});
@@ -126,10 +131,11 @@ bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
     ++tcnt_[TxCnt::cmd_overflow];
     return false;
   }
-  Slot& s = slots_[static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1))];
-  s.cmd = cmd;
-  s.vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
-  acked_[static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1))] = 0;
+  const size_t k = static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1));
+  cmds_[k] = cmd;
+  const Edge vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
+  vis_[k] = vis;
+  acked_[k] = 0;
   const bool first = Q.send == Q.tail;
   ++Q.tail;
   ++unsent_total_;
@@ -137,7 +143,7 @@ bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   ++tcnt_[TxCnt::cmds_in];
   // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
   if (first) {  // strict: its pin port may take it once free
-    const Edge t = c_.strict ? std::max(s.vis, tp_[pin_port_[q]].free_at) : s.vis;
+    const Edge t = c_.strict ? std::max(vis, tp_[pin_port_[q]].free_at) : vis;
     wake(t);
     next_ = std::min(next_, std::max(t, now_));
   }
@@ -192,7 +198,7 @@ bool Nic::idle() const {
     if (Q.tail != Q.head) return false;
   for (unsigned p = 0; p < P_; ++p)
     if (!rp_[p].in.empty() || !rp_[p].rec.empty()) return false;
-  return !ub_ && fb_.empty() && pend_del_.empty();
+  return !ub_ && n_fb_ == 0 && pend_del_.empty();
 }
 
 // ------------------------------------------------------------------ time
@@ -208,9 +214,6 @@ void Nic::advance(Edge t) {
 
 void Nic::recompute_next() {
   Edge n = tx_wake_;
-  if (!fb_.empty()) n = std::min(n, fb_.front().at);
-  while (!rto_q_.empty() && !rto_live(rto_q_.front().key)) rto_q_.pop_front();  // stale timers: no event
-  if (!rto_q_.empty()) n = std::min(n, rto_q_.front().at);
   if (gate_closed_ && !gate_upd_.empty()) {  // the first update of a closed gate, applied once those before it are
     Edge m = 0;
     for (size_t k = 0; k < gate_upd_.size(); ++k) {
@@ -224,15 +227,24 @@ void Nic::recompute_next() {
   }
   if (ub_ && unext_ == kNoEdge && !rx_ret_.empty()) n = std::min(n, rx_ret_.front().at + 1);  // a stalled command
   n = std::min(n, unext_);
-  if (!pend_del_.empty()) n = std::min(n, pend_del_.front().rel);
+  n = std::min(n, pend_del_.head());
   n = std::min(n, rx_min_);
+  // RTO timers: stale ones (re-armed or nothing outstanding) are no event; looked at only when one
+  // would come first (deadlines are far: rarely).
+  while (rto_q_.head() < n) {
+    if (rto_live(rto_q_.front().key)) {
+      n = rto_q_.front().at;
+      break;
+    }
+    rto_q_.pop_front();
+  }
   next_ = c_.poll ? now_ : n == kNoEdge ? kNoEdge : std::max(n, now_);
 }
 
 void Nic::edge(Edge x) {
   ++events_;
   // CBFC credit updates in effect from this edge.
-  while (!gate_upd_.empty() && gate_upd_.front().at <= x) {
+  while (gate_upd_.head() <= x) {
     const Timed u = gate_upd_.front();
     gate_upd_.pop_front();
     TxPort& T = tp_[u.a >> 2];
@@ -252,7 +264,7 @@ void Nic::edge(Edge x) {
     }
   }
   // Receive credits pulsed before this edge (cred_q at this edge includes them).
-  while (!rx_ret_.empty() && rx_ret_.front().at < x) {
+  while (rx_ret_.head() < x) {
     const unsigned v = rx_ret_.front().a;
     rx_ret_.pop_front();
     if (cred_[v] < c_.rx_credits[v]) ++cred_[v];
@@ -262,15 +274,11 @@ void Nic::edge(Edge x) {
   if (rx_min_ <= x)
     for (unsigned p = 0; p < P_; ++p)
       if (rx_due_[p] <= x) rx_take(p, x);  // (a frame that does not fit waits at the MAC)
-  // sue_tx step 1: feedback registered at earlier edges, ascending ports (queued in that order).
-  while (!fb_.empty() && fb_.front().at <= x) {
-    apply_fb(fb_.front(), x);
-    fb_.pop_front();
-  }
+  // (sue_tx step 1, feedback registered at earlier edges: none is left, see below.)
   // Step 3: RTO, the timers due in (deadline, key) order (as the min-heap they replace).
-  if (!rto_q_.empty() && rto_q_.front().at <= x) {
+  if (rto_q_.head() <= x) {
     rto_due_.clear();
-    while (!rto_q_.empty() && rto_q_.front().at <= x) {
+    while (rto_q_.head() <= x) {
       rto_due_.push_back({rto_q_.front().at, rto_q_.front().key});
       rto_q_.pop_front();
     }
@@ -287,17 +295,15 @@ void Nic::edge(Edge x) {
   if (c_.poll) tx_wake_ = x;
   if (tx_wake_ <= x) schedule(x);
   // The feedback of this edge's verdicts is read by sue_tx at x + 1, before anything else there touches
-  // what it writes: applied now, as of x + 1 (saves an event per received frame).
-  while (!fb_.empty() && fb_.front().at <= x + 1) {
-    apply_fb(fb_.front(), x + 1);
-    fb_.pop_front();
-  }
+  // what it writes: applied now, as of x + 1 (saves an event per received frame), ascending ports.
+  for (unsigned k = 0; k < n_fb_; ++k) apply_fb(fb_[k], x + 1);
+  n_fb_ = 0;
   // Unpacker.
   if (unext_ <= x) unpack(x);
   // Its pick at x + 1 sees the frame records after this edge, and the receive credits pulsed up to x:
   // made now, as of x + 1.
   if (!ub_ && unext_ == x + 1) {
-    while (!rx_ret_.empty() && rx_ret_.front().at <= x) {
+    while (rx_ret_.head() <= x) {
       const unsigned v = rx_ret_.front().a;
       rx_ret_.pop_front();
       if (cred_[v] < c_.rx_credits[v]) ++cred_[v];
@@ -305,7 +311,7 @@ void Nic::edge(Edge x) {
     unpack(x + 1);
   }
   // Outputs due at this edge.
-  while (!pend_del_.empty() && pend_del_.front().rel <= x) {
+  while (pend_del_.head() <= x) {
     out_del_.push_back(pend_del_.front().d);
     pend_del_.pop_front();
   }
@@ -338,17 +344,33 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   // Descriptor walker and slot frees: the PDUs' slots are acked; the queue's head moves over acked
   // slots, one credit each (registered two edges later, as the walker and the slot free take an edge each).
   Queue& Q = q_[q];
-  for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
-    const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
-    for (uint32_t k = 0; k < d.n; ++k) acked_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))] = 1;
-    tp_[p].out_bytes -= d.p;
-  }
-  while (Q.head != Q.send) {
-    uint8_t& a = acked_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
-    if (!a) break;
-    a = 0;
-    ++Q.head;
-    out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
+  if (c_.strict) {
+    // One connection per queue: its PDUs are acknowledged in order and hold the slots from the head on.
+    uint32_t n = 0;
+    for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
+      const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
+      if (d.first != Q.head + n)
+        throw std::logic_error("sue::Nic: strict mode: an acknowledged PDU does not start at its queue's head");
+      n += d.n;
+      tp_[p].out_bytes -= d.p;
+    }
+    for (; n; --n) {
+      ++Q.head;
+      out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
+    }
+  } else {
+    for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
+      const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
+      for (uint32_t k = 0; k < d.n; ++k) acked_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))] = 1;
+      tp_[p].out_bytes -= d.p;
+    }
+    while (Q.head != Q.send) {
+      uint8_t& a = acked_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
+      if (!a) break;
+      a = 0;
+      ++Q.head;
+      out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
+    }
   }
   C.ack_psn = new_ack;
   if (C.rtx_act) {
@@ -403,17 +425,28 @@ void Nic::apply_fb(const Fb& e, Edge x) {
 // something changes, which wakes the scheduler): an RTX of one of its connections, an unsent queue it
 // carries (strict: pinned to it; unordered: any) whose connection has room in its window and no
 // go-back-N running and whose gate is open (0: now), or the due edge of an owed ACK/NACK.
-Edge Nic::port_ready(unsigned p) const {
+Nic::ReadyWords Nic::ready_words() const {
+  ReadyWords k;
+  std::memcpy(&k.u, unsent_mask_.data(), 8);  // the four VCs' 16-bit peer masks side by side in one word
+  k.open = ~(gate_closed_ | gate_never_);
+  k.rtx = (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) != 0;
+  return k;
+}
+
+inline Edge Nic::port_ready(unsigned p, const ReadyWords& k) const {
   const uint64_t* pm = port_conns_[p].data();
-  if ((m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) &&
-      ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3])))
-    return 0;
-  // The four VCs' 16-bit peer masks side by side in one word.
-  uint64_t u, blk;
-  std::memcpy(&u, unsent_mask_.data(), 8);
+  if (k.rtx && ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3]))) return 0;
+  uint64_t blk;
   std::memcpy(&blk, blk_[p].data(), 8);
-  if (u & carry_[p] & ~blk & kNibbleWords[(~(gate_closed_ | gate_never_) >> (p * 4)) & 15u]) return 0;
+  if (k.u & carry_[p] & ~blk & kNibbleWords[(k.open >> (p * 4)) & 15u]) return 0;
+  return owe_ready(p);
+}
+
+Edge Nic::port_ready(unsigned p) const { return port_ready(p, ready_words()); }
+
+Edge Nic::owe_ready(unsigned p) const {
   if (!owe_min_ok_[p]) {  // a lower bound of the owed due edges of the port; exact once recomputed
+    const uint64_t* pm = port_conns_[p].data();
     Edge t = kNoEdge;
     for (unsigned w = 0; w < 4; ++w)
       for (uint64_t o = m_owe_[w] & pm[w]; o; o &= o - 1) t = std::min(t, owe_due_[w * 64 + ctz64(o)]);
@@ -433,21 +466,20 @@ void Nic::upd_blk(unsigned c) {
 }
 
 // One job started at x: another port may start one from the next edge, once it is free and has work.
+// The wake is the earliest max(ready, free) over the ports (at least x + 1); a port free no sooner
+// than the wake found so far is not looked at, and x + 1 ends the search.
 void Nic::after_start(Edge x) {
-  for (unsigned p = 0; p < P_; ++p)  // the ports free at x + 1 first: one with work there ends the search
-    if (tp_[p].free_at <= x + 1) {
-      const Edge r = port_ready(p);
-      if (r <= x + 1) {
-        wake(x + 1);
-        return;
-      }
-      wake(r);
-    }
-  for (unsigned p = 0; p < P_; ++p)
-    if (tp_[p].free_at > x + 1 && tp_[p].free_at < tx_wake_) {
-      const Edge r = port_ready(p);
-      if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
-    }
+  Edge best = tx_wake_;  // (pick's wakes are all after x)
+  const ReadyWords k = ready_words();
+  for (unsigned p = 0; p < P_; ++p) {
+    const Edge fa = std::max(tp_[p].free_at, x + 1);
+    if (fa >= best) continue;
+    const Edge r = port_ready(p, k);
+    if (r == kNoEdge) continue;
+    best = std::min(best, std::max(r, fa));
+    if (best == x + 1) break;
+  }
+  tx_wake_ = best;
 }
 
 bool Nic::schedule(Edge x) {
@@ -458,7 +490,13 @@ bool Nic::schedule(Edge x) {
   if (!work) return false;
   for (unsigned p = 0; p < P_; ++p)
     if (tp_[p].free_at <= x) idle |= 1u << p;
-  if (!idle || !pick(x, idle)) {
+  Job j;
+  if (idle && pick(x, idle, j)) {  // one call site of start(): inlined
+    start(j.kind, j.p, j.i, j.v, x, j.n, j.packed, j.chunks);
+    after_start(x);
+    return true;
+  }
+  {
     // A port that frees may start what it cannot start now (after a start, after_start looked).
     for (unsigned p = 0; p < P_; ++p)
       if (tp_[p].free_at > x && tp_[p].free_at < tx_wake_) {
@@ -467,11 +505,10 @@ bool Nic::schedule(Edge x) {
       }
     return false;
   }
-  return true;
 }
 
-// Starts the job schedule() picks among the idle ports (at most one; false: none can start now).
-bool Nic::pick(Edge x, uint32_t idle) {
+// Chooses the job schedule() starts among the idle ports (at most one; false: none can start now).
+bool Nic::pick(Edge x, uint32_t idle, Job& j) {
   const unsigned per_port = K_ * 4;
   // 3. RTX: the lowest connection on an idle port with credit.
   if (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3])
@@ -479,31 +516,47 @@ bool Nic::pick(Edge x, uint32_t idle) {
       for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
         const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
         if (((idle >> p) & 1u) && gate_ok(p, v)) {
-          start(kJobRtx, p, (c - p * per_port) >> 2, v, x, 0, 0);
-          after_start(x);
+          j = {kJobRtx, p, (c - p * per_port) >> 2, v, 0, 0, 0};
           return true;
         }
       }
-  // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none is due before).
+  // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none can start before). Port by
+  // port (ascending ports hold ascending connections: the same lowest one starts): a busy port's
+  // owed ACKs cannot start before max(due, free) (its free edge only grows and wakes the scheduler,
+  // see after_start), and an idle port whose earliest due (owe_ready, a lower bound) is after x has
+  // none due; only the others' connections are looked at.
   if (x >= owe_next_) {
-    Edge nd = kNoEdge, nf = kNoEdge;  // the earliest due; the earliest due after x
-    for (unsigned w = 0; w < 4; ++w)
-      for (uint64_t m = m_owe_[w]; m; m &= m - 1) {
-        const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
-        const Edge due = owe_due_[c];
-        nd = std::min(nd, due);
-        if (due > x) {
-          nf = std::min(nf, due);
-          continue;
-        }
-        if (((idle >> p) & 1u) && gate_ok(p, v)) {
-          start(kJobAck, p, (c - p * per_port) >> 2, v, x, 0, 0);
-          after_start(x);
-          return true;
-        }
+    Edge nd = kNoEdge, nf = kNoEdge;  // a bound of the earliest max(due, free); of the earliest due after x
+    for (unsigned p = 0; p < P_; ++p) {
+      const uint64_t* pm = port_conns_[p].data();
+      if (!((m_owe_[0] & pm[0]) | (m_owe_[1] & pm[1]) | (m_owe_[2] & pm[2]) | (m_owe_[3] & pm[3]))) continue;
+      const Edge lo = owe_ready(p);
+      if (!((idle >> p) & 1u)) {
+        nd = std::min(nd, std::max(lo, tp_[p].free_at));
+        continue;
       }
+      if (lo > x) {
+        nd = std::min(nd, lo);
+        nf = std::min(nf, lo);
+        continue;
+      }
+      for (unsigned w = 0; w < 4; ++w)
+        for (uint64_t m = m_owe_[w] & pm[w]; m; m &= m - 1) {
+          const unsigned c = w * 64 + ctz64(m), v = c & 3u;
+          const Edge due = owe_due_[c];
+          nd = std::min(nd, due);
+          if (due > x) {
+            nf = std::min(nf, due);
+            continue;
+          }
+          if (gate_ok(p, v)) {
+            j = {kJobAck, p, (c - p * per_port) >> 2, v, 0, 0, 0};
+            return true;
+          }
+        }
+    }
     owe_next_ = nd;
-    wake(nf);  // due ones that cannot start wait for a port (busy_min) or a credit (the gate opening)
+    wake(nf);  // due ones that cannot start wait for a credit (the gate opening)
   }
   if (owe_next_ > x) wake(owe_next_);
   // 6. NEW: WRR over VCs, round robin over peers; packing of the commands present now. Only queues
@@ -523,10 +576,19 @@ bool Nic::pick(Edge x, uint32_t idle) {
     strict_elig = u & e;
     if (!strict_elig) return false;
   }
-  for (unsigned k = 0; k < 4; ++k) {
-    const unsigned v = (wrr_vc_ + k) & 3u;
-    uint32_t elig = c_.strict ? static_cast<uint32_t>(strict_elig >> (16 * v)) & 0xffffu : unsent_mask_[v];
-    if (!elig) continue;
+  // The VCs in WRR order (wrr_vc, wrr_vc + 1, ...) whose lane of the candidate word is not empty:
+  // a 4-bit set rotated by wrr_vc (bit 16v of the folded word: the OR of lane v).
+  uint64_t cw = strict_elig;
+  if (!c_.strict) std::memcpy(&cw, unsent_mask_.data(), 8);
+  uint64_t t = cw | cw >> 8;
+  t |= t >> 4;
+  t |= t >> 2;
+  t |= t >> 1;
+  const uint32_t lanes = static_cast<uint32_t>((t & 1u) | (t >> 15 & 2u) | (t >> 30 & 4u) | (t >> 45 & 8u));
+  const unsigned w = wrr_vc_;  // (start_new changes it only when it starts a job)
+  for (uint32_t rot = ((lanes >> w) | (lanes << (4 - w))) & 15u; rot; rot &= rot - 1) {
+    const unsigned v = (w + ctz64(rot)) & 3u;
+    uint32_t elig = static_cast<uint32_t>(cw >> (16 * v)) & 0xffffu;
     if (c_.strict) {
       while (elig) {
         // the first eligible peer in the order rr_peer[v], rr_peer[v] + 1, ... (mod NumPeers)
@@ -534,7 +596,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
         const unsigned i = ctz64(hi ? hi : elig);
         elig &= ~(1u << i);
         const unsigned q = i * 4 + v;
-        if (start_new(x, q, pin_port_[q])) return true;
+        if (start_new(x, q, pin_port_[q], j)) return true;
       }
       continue;
     }
@@ -557,7 +619,7 @@ bool Nic::pick(Edge x, uint32_t idle) {
       for (unsigned p = 0; p < P_; ++p)
         if (cand(p) && (t < 0 || tp_[p].out_bytes < tp_[static_cast<unsigned>(t)].out_bytes)) t = static_cast<int>(p);
       if (t < 0) continue;
-      if (start_new(x, q, static_cast<unsigned>(t))) return true;
+      if (start_new(x, q, static_cast<unsigned>(t), j)) return true;
     }
   }
   return false;
@@ -565,24 +627,28 @@ bool Nic::pick(Edge x, uint32_t idle) {
 
 // A NEW job of queue q on port t (which can take it) if its head is visible at x: packing of the
 // commands present now, the round robin and WRR pointers move.
-bool Nic::start_new(Edge x, unsigned q, unsigned t) {
+bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
   const unsigned i = q >> 2, v = q & 3u;
   const Queue& Q = q_[q];
-  const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
-  const Edge vis = base[Q.send & (QD_ - 1)].vis;
-  if (vis > x) {
-    wake(vis);
+  const size_t base = static_cast<size_t>(q) * QD_;
+  const Edge* vis = &vis_[base];
+  const NicCmd* cmds = &cmds_[base];
+  const uint32_t mask = QD_ - 1;
+  if (vis[Q.send & mask] > x) {
+    wake(vis[Q.send & mask]);
     return false;
   }
-  // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack.
-  unsigned n = 0;
+  // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack (and their
+  // builder chunks: an op header, then one per DataW/8 bytes of data).
+  unsigned n = 0, chunks = 0;
   uint32_t packed = 0;
   for (uint32_t s = Q.send; s != Q.tail; ++s) {
-    const Slot& sl = base[s & (QD_ - 1)];
-    if (sl.vis > x) break;
-    const uint32_t b = kOpBytes + sl.cmd.dlen;
+    if (vis[s & mask] > x) break;
+    const uint32_t dlen = cmds[s & mask].dlen;
+    const uint32_t b = kOpBytes + dlen;
     if (packed + b > c_.tp.max_pack) break;
     packed += b;
+    chunks += 1 + ((dlen + DB_ - 1) >> db_sh_);
     ++n;
   }
   rr_peer_[v] = i + 1 == K_ ? 0 : i + 1;
@@ -594,12 +660,12 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t) {
     wrr_vc_ = v;
     wrr_cnt_ = cnt;
   }
-  start(kJobNew, t, i, v, x, n, packed);
-  after_start(x);
+  j = {kJobNew, t, i, v, n, packed, chunks};
   return true;
 }
 
-void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed) {
+void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed,
+                unsigned cmd_chunks) {
   const unsigned c = conn(p, i, v), q = i * 4 + v;
   Conn& C = conn_[c];
   TxPort& T = tp_[p];
@@ -614,14 +680,14 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   f.port = static_cast<uint8_t>(p);
   f.vc = static_cast<uint8_t>(v);
   f.cmds.clear();
-  const Slot* base = &slots_[static_cast<size_t>(q) * QD_];
   uint32_t first = 0, n = 0;
   if (kind == kJobNew) {
     Queue& Q = q_[q];
     const bool was_empty = C.ack_psn == C.npsn;
     first = Q.send;
     n = n_cmd;
-    desc_[static_cast<size_t>(c) * W_ + (C.npsn & (W_ - 1))] = {first, static_cast<uint16_t>(n), packed};
+    desc_[static_cast<size_t>(c) * W_ + (C.npsn & (W_ - 1))] = {first, static_cast<uint16_t>(n),
+                                                                static_cast<uint16_t>(cmd_chunks), packed};
     f.psn = C.npsn++;
     Q.send += n;
     unsent_total_ -= n;
@@ -635,6 +701,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     const Desc& d = desc_[static_cast<size_t>(c) * W_ + (C.rtx_psn & (W_ - 1))];
     first = d.first;
     n = d.n;
+    cmd_chunks = d.chunks;
     packed = d.p;
     f.psn = C.rtx_psn++;
     f.rtx = true;
@@ -649,13 +716,17 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     packed = static_cast<uint32_t>(kOpHeaderBytes);
     ++tcnt_[TxCnt::ack_only];
   }
-  unsigned chunks = 2;  // header + trailer
-  if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
-  for (uint32_t k = 0; k < n; ++k) {
-    f.cmds.push_back(base[(first + k) & (QD_ - 1)].cmd);
-    chunks += 1 + ((f.cmds.back().dlen + DB_ - 1) >> db_sh_);
+  unsigned chunks = 2 + cmd_chunks;  // header + trailer + the commands'
+  if (n) {
+    if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
+    // The PDU's slots first .. first + n - 1 (mod QDepth): one or two ranges.
+    const NicCmd* qc = &cmds_[static_cast<size_t>(q) * QD_];
+    const uint32_t s0 = first & (QD_ - 1), n0 = std::min(n, QD_ - s0);
+    f.cmds.assign(qc + s0, qc + s0 + n0);
+    if (n0 < n) f.cmds.insert(f.cmds.end(), qc, qc + (n - n0));
+  } else {
+    chunks += 1;  // 80 00
   }
-  if (!n) chunks += 1;  // 80 00
   // Piggyback what the connection owes.
   f.op = 0;
   f.apsn = 0;
@@ -668,7 +739,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     if (owe_due_[c] <= owe_min_[p]) owe_min_ok_[p] = false;
   }
   f.packed = packed;
-  f.bytes = frame_bytes(packed);
+  f.bytes = frame_len(packed);
   const uint32_t lnf = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
   const uint32_t beats = (lnf + kRow - 1) / kRow;
   // Timing: the first beat after the builder's pipeline and once the MAC's line-rate pacing allows;
@@ -676,7 +747,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), ceil_edge(T.mac_ps));
   f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + ceil_edge(ser_ps(lnf > kRow ? lnf - kRow : 0)), x + chunks + 1});
   T.free_at = f.eof;
-  T.mac_ps = static_cast<int64_t>(f.sof) * c_.clock_ps + ser_ps(f.bytes + kWireOverhead) - ser_ps(kRow);
+  T.mac_ps = static_cast<int64_t>(f.sof) * c_.clock_ps + ser_ps(f.bytes + kWireOverhead) - row_ps_;
   if (v < c_.gate_classes) {
     T.used[v] = static_cast<uint16_t>(T.used[v] + (f.bytes + 127) / 128);
     if (!gate_ok(p, v)) {
@@ -710,8 +781,8 @@ void Nic::rx_take(unsigned p, Edge x) {
   } else {
     const unsigned c = conn(p, static_cast<unsigned>(peer), f.vc & 3u);
     Conn& C = conn_[c];
-    Fb e{x + 1, static_cast<uint8_t>(p), static_cast<uint8_t>(peer), static_cast<uint8_t>(f.vc & 3u), kOweNone, f.op, 0,
-         f.apsn};
+    Fb& e = fb_[n_fb_++];  // (one frame per port per edge)
+    e = {static_cast<uint8_t>(p), static_cast<uint8_t>(peer), static_cast<uint8_t>(f.vc & 3u), kOweNone, f.op, 0, f.apsn};
     if (f.ack_only) {
       ++rcnt_[RxCnt::ack_frames];
     } else {
@@ -723,8 +794,11 @@ void Nic::rx_take(unsigned p, Edge x) {
         e.owe_psn = f.psn;
         ++rcnt_[RxCnt::pdus_ok];
         r.rows += rows;
-        r.rec_rows.push_back({rows, f.cmds.data()});
-        r.rec.push_back(std::move(f));
+        RxPort::Rec& a = r.rec.push();
+        a.cmds = std::move(f.cmds);
+        a.src = f.src;
+        a.rows = rows;
+        rec_ports_ |= 1u << p;
         if (!ub_) unext_ = std::min(unext_, x + 1);  // picked at the next edge
       } else if (d < 0x8000) {  // ahead: one NACK per gap
         ++rcnt_[RxCnt::drop_psn];
@@ -740,7 +814,6 @@ void Nic::rx_take(unsigned p, Edge x) {
         e.owe_psn = static_cast<uint16_t>(C.exp - 1);
       }
     }
-    fb_.push_back(e);
   }
   if (h.f.cmds.capacity() && spare_.size() < 64) spare_.push_back(std::move(h.f.cmds));  // dropped (accepted ones moved out)
   r.in.pop_front();
@@ -766,87 +839,94 @@ void Nic::rx_upd(unsigned p) {
 void Nic::unpack(Edge x) {
   unext_ = kNoEdge;
   if (!ub_) {
-    for (unsigned k = 0; k < P_; ++k) {
-      const unsigned p = rr_port_ + k < P_ ? rr_port_ + k : rr_port_ + k - P_;
-      if (rp_[p].rec.empty()) continue;
-      ub_ = true;
-      uport_ = p;
-      rr_port_ = p + 1 == P_ ? 0 : p + 1;
-      ucmd_ = 0;
-      upick_ = x;
-      ulast_ = x;
-      break;
-    }
-    if (!ub_) return;
+    if (!rec_ports_) return;
+    // the first port holding a frame in the order rr_port, rr_port + 1, ... (mod NumPorts)
+    const uint32_t hi = rec_ports_ & (~0u << rr_port_);
+    const unsigned p = ctz64(hi ? hi : rec_ports_);
+    ub_ = true;
+    uport_ = p;
+    rr_port_ = p + 1 == P_ ? 0 : p + 1;
+    ucmd_ = 0;
+    upick_ = x;
+    ulast_ = x;
     // The frame the next pick probably takes (the next port in the round robin holding one): its
     // commands, written long ago by the sender, are fetched while this frame is unpacked.
-    for (unsigned k = 0; k < P_; ++k) {
-      const unsigned p = rr_port_ + k < P_ ? rr_port_ + k : rr_port_ + k - P_;
-      const RxPort& n = rp_[p];
-      const size_t j = p == uport_ ? 1 : 0;
-      if (n.rec_rows.size() > j) {
-        __builtin_prefetch(&n.rec[j]);
-        if (n.rec_rows[j].cmds) __builtin_prefetch(n.rec_rows[j].cmds);
-        break;
-      }
+    uint32_t m = rec_ports_;
+    if (rp_[uport_].rec.size() < 2) m &= ~(1u << uport_);
+    if (m) {
+      const uint32_t h = m & (~0u << rr_port_);
+      const unsigned n = ctz64(h ? h : m);
+      __builtin_prefetch(rp_[n].rec[n == uport_ ? 1 : 0].cmds.data());
     }
   }
   RxPort& r = rp_[uport_];
-  const NicFrame& f = r.rec.front();
+  const RxPort::Rec& f = r.rec.front();
   if (ucmd_ == f.cmds.size()) {
     if (ulast_ > x) {
       unext_ = ulast_;
       return;
     }
     // The frame ends at its last output edge: rows freed, the next pick at the next edge.
-    r.rows -= r.rec_rows.front().rows;
-    r.rec_rows.pop_front();
+    r.rows -= f.rows;
     if (spare_.size() < 64) spare_.push_back(std::move(r.rec.front().cmds));
     r.rec.pop_front();
+    if (r.rec.empty()) rec_ports_ &= ~(1u << uport_);
     rx_upd(uport_);
     ub_ = false;
-    for (unsigned p = 0; p < P_; ++p)
-      if (!rp_[p].rec.empty()) unext_ = x + 1;
+    if (rec_ports_) unext_ = x + 1;
     return;
   }
+  // (The loop keeps the unpacker's state in locals: the stores of the deliveries would make the
+  // compiler reload the members at every command.)
+  const NicCmd* cmds = f.cmds.data();
+  const size_t ncmd = f.cmds.size();
+  const Edge row0 = upick_ + 2;  // row r of the frame is usable by the output from edge row0 + r
+  const uint32_t src = f.src;
+  const uint8_t port = static_cast<uint8_t>(uport_);
+  size_t k = ucmd_;
+  Edge last = ulast_;
   uint32_t off = kO0;
-  for (size_t k = 0; k < ucmd_; ++k) off += kOpBytes + f.cmds[k].dlen;
+  for (size_t i = 0; i < k; ++i) off += kOpBytes + cmds[i].dlen;
   // The commands output by this call are handed to the caller together, at the last one's output
   // edge (their first/last stamps stay exact): one event per frame instead of one per command.
   const size_t mark = pend_del_.size();
   auto release = [&]() {  // (rel of each command pushed by this call)
-    for (size_t k = mark; k < pend_del_.size(); ++k) pend_del_[k].rel = ulast_;
+    ulast_ = last;
+    ucmd_ = k;
+    rcnt_[RxCnt::cmds_out] += pend_del_.size() - mark;
+    for (size_t i = mark; i < pend_del_.size(); ++i) pend_del_[i].rel = last;
+    pend_del_.refresh();
   };
-  while (ucmd_ < f.cmds.size()) {
-    const NicCmd& cmd = f.cmds[ucmd_];
-    const uint32_t f0 = std::min<uint32_t>(DB_, cmd.dlen);
-    Edge xk = std::max({ulast_ + 1, upick_ + 2 + (off + kOpBytes + f0 - 1) / kRow, x});
-    if (!cred_[cmd.vc & 3u]) {
+  while (k < ncmd) {
+    const NicCmd& cmd = cmds[k];
+    const uint32_t dlen = cmd.dlen;
+    const Edge xk = std::max({last + 1, row0 + (off + kOpBytes + std::min<uint32_t>(DB_, dlen) - 1) / kRow, x});
+    const unsigned v = cmd.vc & 3u;
+    if (!cred_[v]) {
       if (xk > x) unext_ = xk;  // returns may come before then
       // else: stalled until a credit of this VC returns (edge() sets unext_)
       release();
       return;
     }
-    --cred_[cmd.vc & 3u];
-    ++rcnt_[RxCnt::cmds_out];
-    const uint32_t nb = cmd.dlen ? (cmd.dlen + DB_ - 1) >> db_sh_ : 1;
+    --cred_[v];
+    const uint32_t nb = dlen ? (dlen + DB_ - 1) >> db_sh_ : 1;
     Edge yk = xk;
     for (uint32_t j = 1; j < nb; ++j) {
-      const uint32_t need = off + kOpBytes + std::min<uint32_t>(cmd.dlen, (j + 1) * DB_);
-      yk = std::max(yk + 1, upick_ + 2 + (need - 1) / kRow);
+      const uint32_t need = off + kOpBytes + std::min<uint32_t>(dlen, (j + 1) * DB_);
+      yk = std::max(yk + 1, row0 + (need - 1) / kRow);
     }
     PendDel& pd = pend_del_.push();
     pd.d.cmd = cmd;
-    pd.d.src = f.src;
-    pd.d.port = static_cast<uint8_t>(uport_);
+    pd.d.src = src;
+    pd.d.port = port;
     pd.d.first = xk + 1;
     pd.d.last = yk + 1;
-    ulast_ = yk;
-    off += kOpBytes + cmd.dlen;
-    ++ucmd_;
+    last = yk;
+    off += kOpBytes + dlen;
+    ++k;
   }
   release();
-  unext_ = std::max(ulast_, x);  // the frame-end edge
+  unext_ = std::max(last, x);  // the frame-end edge
 }
 
 }  // namespace sue

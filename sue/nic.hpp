@@ -39,6 +39,12 @@
 
 namespace sue {
 
+#if defined(__GNUC__)
+#define COSIM_NIC_ALWAYS_INLINE [[gnu::always_inline]] inline
+#else
+#define COSIM_NIC_ALWAYS_INLINE inline
+#endif
+
 using Edge = uint64_t;  ///< SUE clock edge number
 constexpr Edge kNoEdge = ~0ull;
 
@@ -126,20 +132,20 @@ class Ring {
  public:
   bool empty() const { return n_ == 0; }
   size_t size() const { return n_; }
-  T& front() { return b_[h_]; }
-  const T& front() const { return b_[h_]; }
-  T& back() { return b_[(h_ + n_ - 1) & m_]; }
-  const T& back() const { return b_[(h_ + n_ - 1) & m_]; }
-  T& operator[](size_t k) { return b_[(h_ + k) & m_]; }
-  const T& operator[](size_t k) const { return b_[(h_ + k) & m_]; }
+  T& front() { return p_[h_]; }
+  const T& front() const { return p_[h_]; }
+  T& back() { return p_[(h_ + n_ - 1) & m_]; }
+  const T& back() const { return p_[(h_ + n_ - 1) & m_]; }
+  T& operator[](size_t k) { return p_[(h_ + k) & m_]; }
+  const T& operator[](size_t k) const { return p_[(h_ + k) & m_]; }
   void push_back(const T& v) {
     grow();
-    b_[(h_ + n_) & m_] = v;
+    p_[(h_ + n_) & m_] = v;
     ++n_;
   }
   void push_back(T&& v) {
     grow();
-    b_[(h_ + n_) & m_] = std::move(v);
+    p_[(h_ + n_) & m_] = std::move(v);
     ++n_;
   }
   /// Appends a slot and returns it (its previous, moved-from object: assign every field).
@@ -163,16 +169,51 @@ class Ring {
   }
 
  private:
+  // p_ and cap_ spare every access the vector's indirection and the capacity test its size()
+  // division by sizeof(T) (72 or 80 bytes for frames).
   std::vector<T> b_;
-  size_t h_ = 0, n_ = 0, m_ = 0;  // m_: capacity - 1
+  T* p_ = nullptr;
+  size_t h_ = 0, n_ = 0, m_ = 0, cap_ = 0;  // m_: capacity - 1
   void grow() {
-    if (n_ < b_.size()) return;
+    if (n_ < cap_) return;
     std::vector<T> nb(b_.empty() ? 8 : b_.size() * 2);
     for (size_t k = 0; k < n_; ++k) nb[k] = std::move((*this)[k]);
     b_.swap(nb);
+    p_ = b_.data();
     h_ = 0;
-    m_ = b_.size() - 1;
+    cap_ = b_.size();
+    m_ = cap_ - 1;
   }
+};
+
+/// A Ring of time-stamped entries (the member At) that keeps its front's time at hand: head() is
+/// kNoEdge when empty. The checks at every event read one word instead of the ring's front. After
+/// push() (fields assigned in place) or a change of an entry's time, refresh().
+template <class T, Edge T::*At>
+class TimedRing {
+ public:
+  Edge head() const { return head_; }
+  bool empty() const { return r_.empty(); }
+  size_t size() const { return r_.size(); }
+  T& front() { return r_.front(); }
+  const T& front() const { return r_.front(); }
+  T& back() { return r_.back(); }
+  T& operator[](size_t k) { return r_[k]; }
+  const T& operator[](size_t k) const { return r_[k]; }
+  void push_back(const T& v) {
+    r_.push_back(v);
+    if (r_.size() == 1) head_ = v.*At;
+  }
+  T& push() { return r_.push(); }
+  void pop_front() {
+    r_.pop_front();
+    refresh();
+  }
+  void refresh() { head_ = r_.empty() ? kNoEdge : r_.front().*At; }
+
+ private:
+  Ring<T> r_;
+  Edge head_ = kNoEdge;
 };
 
 class Nic {
@@ -223,16 +264,13 @@ class Nic {
   uint64_t gate_closed_edges(unsigned cls, Edge now) const;
 
  private:
-  struct Slot {
-    NicCmd cmd;
-    Edge vis = 0;
-  };
   struct Queue {
     uint32_t head = 0, send = 0, tail = 0;
   };
   struct Desc {
     uint32_t first = 0;
     uint16_t n = 0;
+    uint16_t chunks = 0;  // builder chunks of its commands (op headers + data beats)
     uint32_t p = 0;
   };
   struct Conn {
@@ -253,8 +291,7 @@ class Nic {
     std::array<Edge, 4> closed_since{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};
     std::array<uint64_t, 4> closed{};
   };
-  struct Fb {
-    Edge at;  // sue_tx reads it at this edge
+  struct Fb {  // a verdict's feedback to sue_tx
     uint8_t port, peer, vc, owe, rop;
     uint16_t owe_psn, rapsn;
   };
@@ -264,12 +301,13 @@ class Nic {
   };
   struct RxPort {
     Ring<InFrame> in;   // at the MAC, not yet taken
-    Ring<NicFrame> rec;  // accepted, waiting for or in the unpacker
-    struct RecInfo {
-      uint32_t rows;
-      const NicCmd* cmds;  // the frame's commands (prefetched before its pick)
+    // Accepted frames, waiting for or in the unpacker: what it needs of them (not the whole frame).
+    struct Rec {
+      std::vector<NicCmd> cmds;
+      uint32_t src;
+      uint32_t rows;  // receive buffer rows
     };
-    Ring<RecInfo> rec_rows;  // [as rec]
+    Ring<Rec> rec;
     uint32_t rows = 0;
   };
   struct Timed {
@@ -291,12 +329,17 @@ class Nic {
   uint32_t gate_never_ = 0;   // bit port*4+cls: a class beyond gate_classes (> 0), whose gate never opens (gate_ok)
   uint32_t gate_closed_ = 0;  // bit port*4+cls: a gated class whose gate is closed (an update may open it)
   bool ub_ = false;           // the unpacker holds a frame
+  uint32_t rec_ports_ = 0;    // bit p: port p holds accepted frames (rp_[p].rec not empty)
   std::array<uint16_t, 4> unsent_mask_{};  // per VC: peers whose queue holds unsent commands
   std::array<std::array<uint16_t, 4>, kMaxPorts> blk_{};  // [port][VC]: peers whose connection's window is full or in go-back-N
   std::array<uint64_t, kMaxPorts> carry_{};  // [port]: the queues it may carry, as the peer masks of the four VCs in one word
   std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
   std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
-  Ring<Fb> fb_;
+  // The feedback of this edge's verdicts (one frame per port at most): sue_tx reads it at the next
+  // edge, before anything else there touches what it writes, so edge() applies it as of x + 1 right
+  // after its job start; it never outlives the edge that wrote it.
+  std::array<Fb, kMaxPorts> fb_{};
+  unsigned n_fb_ = 0;
   // RTO timers (deadline, c << 24 | gen mod 2^24): every arm is at an edge >= the previous one with the
   // same timeout, so the deadlines come in order and a FIFO is the min-heap (ties: by key, at firing).
   // A timer is live while its generation is the connection's: 24 bits, because a connection re-arms
@@ -308,14 +351,14 @@ class Nic {
     Edge at;
     uint32_t key;
   };
-  Ring<Rto> rto_q_;
-  Ring<Timed> gate_upd_;  // credit updates: a = port*4+cls, b = limit
-  Ring<Timed> rx_ret_;    // receive credits: a = vc
+  TimedRing<Rto, &Rto::at> rto_q_;
+  TimedRing<Timed, &Timed::at> gate_upd_;  // credit updates: a = port*4+cls, b = limit
+  TimedRing<Timed, &Timed::at> rx_ret_;    // receive credits: a = vc
   struct PendDel {
     NicDelivery d;
     Edge rel;  // released (handed to the caller) at this edge
   };
-  Ring<PendDel> pend_del_;
+  TimedRing<PendDel, &PendDel::rel> pend_del_;
   std::array<uint32_t, 4> cred_{};
   // unpacker
   unsigned uport_ = 0, rr_port_ = 0;
@@ -329,9 +372,16 @@ class Nic {
   mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
+  int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
   std::vector<Queue> q_;
-  std::vector<Slot> slots_;     // [q * QDepth + idx mod QDepth]
-  std::vector<uint8_t> acked_;  // [as slots_]: the slot's PDU is acknowledged (its own array: progress touches no slot)
+  // Command slots [q * QDepth + idx mod QDepth]: the commands in one array (a PDU's are contiguous
+  // modulo QDepth: copied into its frame in at most two ranges), their visibility edges in another
+  // (what the packing looks at).
+  std::vector<NicCmd> cmds_;
+  std::vector<Edge> vis_;
+  // [as cmds_]: the slot's PDU is acknowledged (unordered mode: a queue's PDUs on several connections
+  // may be acknowledged out of order; strict mode acknowledges from the head on and never sets it)
+  std::vector<uint8_t> acked_;
   std::vector<Conn> conn_;
   std::vector<Desc> desc_;          // [c * Window + psn mod Window]
   std::vector<uint8_t> conn_port_;  // [connection]: its port (c / (NumPeers * 4))
@@ -352,7 +402,10 @@ class Nic {
   std::array<Edge, 256> owe_due_{};  // [connection]: the edge its owed ACK/NACK is due
 
   unsigned conn(unsigned p, unsigned i, unsigned v) const { return (p * K_ + i) * 4 + v; }
-  int peer_of(uint32_t xpu) const;
+  // The helpers below are declared inline (some always_inline: one call site, or two on the hot
+  // path) so that advance() is one function: the library is built with -fPIC, where a plain member
+  // function may be interposed and is never inlined. They are defined and used in nic.cpp only.
+  inline int peer_of(uint32_t xpu) const;
   int64_t ser_ps(uint64_t bytes) const {
     return static_cast<int64_t>((bytes * 8000 + c_.port_gbps - 1) / c_.port_gbps);
   }
@@ -366,26 +419,42 @@ class Nic {
   void wake(Edge t) {
     if (t < tx_wake_) tx_wake_ = t;
   }
-  void edge(Edge x);
-  void apply_fb(const Fb& e, Edge x);
-  void progress(unsigned c, uint16_t new_ack, Edge x);
-  void go_back(unsigned c, uint16_t from, Edge x);
-  void rto_arm(unsigned c, Edge x);
+  COSIM_NIC_ALWAYS_INLINE void edge(Edge x);
+  COSIM_NIC_ALWAYS_INLINE void apply_fb(const Fb& e, Edge x);
+  COSIM_NIC_ALWAYS_INLINE void progress(unsigned c, uint16_t new_ack, Edge x);
+  inline void go_back(unsigned c, uint16_t from, Edge x);
+  inline void rto_arm(unsigned c, Edge x);
   bool rto_live(uint32_t key) const {
     const Conn& C = conn_[key >> kRtoGenBits];
     return (C.rto_gen & kRtoGenMask) == (key & kRtoGenMask) && C.ack_psn != C.npsn;
   }
-  bool schedule(Edge x);
-  bool pick(Edge x, uint32_t idle);
-  bool start_new(Edge x, unsigned q, unsigned t);
-  void after_start(Edge x);
+  COSIM_NIC_ALWAYS_INLINE bool schedule(Edge x);
+  struct Job {  // a job pick() chose: start() takes it
+    unsigned kind, p, i, v, n;
+    uint32_t packed;
+    unsigned chunks;
+  };
+  COSIM_NIC_ALWAYS_INLINE bool pick(Edge x, uint32_t idle, Job& j);
+  inline bool start_new(Edge x, unsigned q, unsigned t, Job& j);
+  inline void after_start(Edge x);
   Edge port_ready(unsigned p) const;
-  void upd_blk(unsigned c);
-  void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd, uint32_t packed);
-  void rx_take(unsigned p, Edge x);
-  void rx_upd(unsigned p);
-  void unpack(Edge x);
-  void recompute_next();
+  struct ReadyWords {  // what port_ready() reads of the whole instance, read once for a loop over the ports
+    uint64_t u;        // unsent queues: the four VCs' peer masks
+    uint32_t open;     // bit port*4+cls: gate open
+    bool rtx;          // some connection runs a go-back-N
+  };
+  inline ReadyWords ready_words() const;
+  inline Edge port_ready(unsigned p, const ReadyWords& k) const;
+  inline Edge owe_ready(unsigned p) const;  // the earliest owed due edge of port p (a lower bound)
+  inline void upd_blk(unsigned c);
+  COSIM_NIC_ALWAYS_INLINE void start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsigned n_cmd,
+                                     uint32_t packed, unsigned cmd_chunks);
+  COSIM_NIC_ALWAYS_INLINE void rx_take(unsigned p, Edge x);
+  inline void rx_upd(unsigned p);
+  COSIM_NIC_ALWAYS_INLINE void unpack(Edge x);
+  inline void recompute_next();
 };
 
 }  // namespace sue
+
+#undef COSIM_NIC_ALWAYS_INLINE
