@@ -259,6 +259,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     if (p_.fc == FlowControl::cbfc && p_.classes[c].lossless) credit_mask_ |= 1u << c;
   }
   gbps_ = static_cast<double>(p_.port_gbps);
+  if (8000 % p_.port_gbps == 0) ps_per_byte_ = 8000 / p_.port_gbps;
   flit_log2_ = log2u(p_.flit_bytes);
 
   if (p_.fc == FlowControl::cbfc) {
@@ -276,6 +277,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     rx_ranks_ = 4 * W_ * 64;
     rx_port_.assign(rx_ranks_, 0);
     rx_batch_.assign((rx_ranks_ + 63) / 64, 0);
+    rx_quick_.assign(W_, 0);
     for (unsigned i = 0; i < R_; ++i) {
       RxCredit& r = rxc_[i];
       for (unsigned c = 0; c < C_; ++c) r.k[c].buf = r.k[c].limit = (p_.classes[c].lossless ? p_.cbfc_buf_cells : 0) & cmask;
@@ -711,8 +713,13 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
   ++eg.queued;
   // A new head may be eligible before every queued one: lower the bounds.
   elig_lb_[e] = std::min(elig_lb_[e], s.t_elig);
-  eg_due_[e] = std::min(eg_due_[e], std::max(eg.xbar_free, elig_lb_[e]));
-  file(kEg, static_cast<unsigned>(e), eg_due_[e], cycle_);
+  // Filed again only when the due time moves earlier: a port with a due time
+  // (not kNever) already has its bit at or before the slot of that time.
+  const Ps due = std::max(eg.xbar_free, elig_lb_[e]);
+  if (due < eg_due_[e]) {
+    eg_due_[e] = due;
+    file(kEg, static_cast<unsigned>(e), due, cycle_);
+  }
   ++eg.k[co].qp;
   PortClassStats& se = st_[ec];
   se.q_bytes += pk.bytes;
@@ -1037,9 +1044,19 @@ inline bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, ui
     else
       r.pend_mask &= ~(1u << c);
   }
-  // Next cycle at which the receiver can act without a new arrival or free: a
-  // presentation still queued, a class at its threshold, or a timer expiring.
+  const bool busy = rx_next(i);
+  if (__builtin_expect((ovf | unf) != 0, 0)) rx_error(i, ovf, unf);
+  return busy;
+}
+
+// After the receiver of ingress i has stepped at this edge: sets rx_due_[i] to
+// the next cycle at which it can act without a new arrival or free (a
+// presentation still queued, a class at its threshold, or a timer expiring)
+// and returns whether anything is pending.
+inline bool Switch::rx_next(unsigned i) {
+  const RxCredit& r = rxc_[i];
   const Ing& g = ing_[i];
+  const uint64_t t = cycle_;
   bool busy = (g.rx_mask | g.free_mask) != 0;
   uint64_t due = busy ? t + 1 : kNeverCycle;
   for (uint32_t m = r.pend_mask; m; m &= m - 1) {
@@ -1051,7 +1068,6 @@ inline bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, ui
       due = std::min(due, std::max(t + 1, r.k[c].rst + 1 + rx_tmr_max_));
   }
   rx_due_[i] = due;
-  if (__builtin_expect((ovf | unf) != 0, 0)) rx_error(i, ovf, unf);
   return busy;
 }
 
@@ -1059,13 +1075,23 @@ inline bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, ui
 // this edge (tick_cbfc runs after admissions and frees).
 void Switch::rx_wake(unsigned i) {
   Ing& g = ing_[i];
-  rx_due_[i] = cycle_;
   if (!g.rx_active) {
     if (rx_seq_next_ == rx_ranks_) rx_compact();
     g.rx_active = true;
     rx_seq_[i] = rx_seq_next_;
     rx_port_[rx_seq_next_++] = static_cast<uint16_t>(i);
   }
+  if (rx_due_[i] > cycle_) {
+    // Not due at this edge for a threshold or a timer (an idle receiver's
+    // rx_due_ is kNeverCycle), so its step here grants nothing and emits no
+    // update: a quick step in tick_cbfc(), in any order (rx_quick_).
+    // rx_due_ keeps its value until then, so calendar kRx does not add it to
+    // the batch.
+    rx_quick_[i / 64] |= uint64_t{1} << (i % 64);
+    rx_quick_any_ = true;
+    return;
+  }
+  rx_due_[i] = cycle_;
   // Due at this edge: straight into the batch of tick_cbfc() (not through calendar kRx).
   const uint32_t r = rx_seq_[i];
   rx_batch_[r / 64] |= uint64_t{1} << (r % 64);
@@ -1092,6 +1118,60 @@ void Switch::rx_compact() {
   rx_seq_next_ = n;
 }
 
+// The step of a receiver woken at this edge by an arrival or a free while not
+// due for a threshold or a timer (rx_wake()): rx_step() with no request, so
+// no grant and no update (its requests depend only on pend and the timers,
+// which are as at its last step, and rx_due_ was the first cycle one can be
+// raised). Returns false, changing nothing, when the presentation would raise
+// the model's overflow or underflow: rx_step() then runs it in order.
+inline bool Switch::rx_quick(unsigned i, uint32_t max_feed) {
+  Ing& g = ing_[i];
+  RxCredit& r = rxc_[i];
+  // The presentations of this edge, as tick_cbfc()'s feed would pick them.
+  int rx_c = -1, fr_c = -1;
+  uint32_t rx_m = 0, fr_m = 0;
+  if (g.rx_mask != 0) {
+    rx_c = static_cast<int>(first_from(g.rx_mask, g.rr_rx));
+    rx_m = std::min(g.k[rx_c].pend_rx, max_feed);
+    if (uint64_t{r.k[rx_c].occ} + rx_m > uint64_t{r.k[rx_c].buf}) return false;
+  }
+  if (g.free_mask != 0) {
+    fr_c = static_cast<int>(first_from(g.free_mask, g.rr_free));
+    fr_m = std::min(g.k[fr_c].pend_free, max_feed);
+    if (fr_m > r.k[fr_c].occ) return false;
+  }
+  const uint32_t cmask = cmask_;
+  if (rx_c >= 0) {
+    const unsigned c = static_cast<unsigned>(rx_c);
+    if ((g.k[c].pend_rx -= rx_m) == 0) g.rx_mask &= ~(1u << c);
+    g.rr_rx = c + 1 == C_ ? 0 : c + 1;
+    r.k[c].occ = (r.k[c].occ + rx_m) & cmask;
+  }
+  if (fr_c >= 0) {
+    const unsigned c = static_cast<unsigned>(fr_c);
+    if ((g.k[c].pend_free -= fr_m) == 0) g.free_mask &= ~(1u << c);
+    g.rr_free = c + 1 == C_ ? 0 : c + 1;
+    r.k[c].occ = (r.k[c].occ - fr_m) & cmask;
+    // 5., 6. as in rx_step() without a grant.
+    if (!(r.pend_mask >> c & 1u)) r.k[c].rst = cycle_;
+    r.k[c].pend = (r.k[c].pend + fr_m) & cmask;
+    if (r.k[c].pend != 0)
+      r.pend_mask |= 1u << c;
+    else
+      r.pend_mask &= ~(1u << c);
+  }
+  if (!rx_next(i))
+    g.rx_active = false;
+  else if (rx_due_[i] != kNeverCycle)
+    file_at(kRx, i, rx_due_[i]);
+#if SW_CBFC_LOCKSTEP
+  g.lk_cycle = cycle_;
+  g.lk_in = {rx_c, static_cast<int>(rx_m), fr_c, static_cast<int>(fr_m)};
+  g.lk_cu = false;
+#endif
+  return true;
+}
+
 void Switch::tick_cbfc() {
   const uint32_t max_feed = 65535u / p_.flit_bytes;  // len_width = 16 bits
   // Receivers: every ingress with credits pending or queued for presentation is
@@ -1111,6 +1191,17 @@ void Switch::tick_cbfc() {
       file_at(kRx, i, rx_due_[i]);  // beyond the calendar: came round early
     }
   });
+  if (rx_quick_any_) {
+    rx_quick_any_ = false;
+    drain_slot(rx_quick_.data(), W_, [&](unsigned i) {
+      if (!rx_quick(i, max_feed)) {  // the model raises an error at this edge: the full step, at its rank
+        rx_due_[i] = cycle_;
+        const uint32_t r = rx_seq_[i];
+        batch[r / 64] |= uint64_t{1} << (r % 64);
+        any = true;
+      }
+    });
+  }
   const unsigned nbw = any ? (rx_seq_next_ + 63) / 64 : 0;
   for (unsigned w = 0; w < nbw; ++w) {
     uint64_t bm = batch[w];

@@ -348,6 +348,10 @@ class Switch {
   std::vector<uint16_t> rx_port_;
   std::vector<uint64_t> rx_batch_;
   bool rx_batch_any_ = false;  // rx_batch_ has a bit set
+  // Receivers woken at this edge while not due for a threshold or a timer
+  // (bitset of ports): stepped by rx_quick(), which cannot grant.
+  std::vector<uint64_t> rx_quick_;
+  bool rx_quick_any_ = false;
   uint32_t cmask_ = 0;              // cp_.cnt_mask()
   std::vector<uint64_t> pause_busy_;          // egress: PFC frames from downstream not yet applied (bitset)
   // Classes by priority level, highest first: nlv_ levels, level lv has
@@ -359,9 +363,13 @@ class Switch {
   std::array<int64_t, kMaxClasses> quantum_{};  // DWRR quantum: weight x MTU
   uint32_t credit_mask_ = 0;  // bit c: class c is lossless with CBFC (credit-backed)
   double gbps_ = 0;           // port rate, for ser_ps()
+  Ps ps_per_byte_ = 0;        // 8000 / port_gbps when that is whole (every allowed rate), else 0
   unsigned flit_log2_ = 0;
-  // p_.serialization(bytes), the same arithmetic, inline.
+  // p_.serialization(bytes), inline. With a whole number of ps per byte the
+  // double arithmetic is exact (bytes x 8000 / gbps is an integer well below
+  // 2^53, and ceil(x - 1e-9) = x), so one multiply gives the same value.
   Ps ser_ps(uint64_t bytes) const {
+    if (ps_per_byte_ != 0) return static_cast<Ps>(bytes) * ps_per_byte_;
     const double ps = static_cast<double>(bytes) * 8000.0 / gbps_;
     return static_cast<Ps>(std::ceil(ps - 1e-9));
   }
@@ -389,6 +397,8 @@ class Switch {
   uint64_t xoff_dyn() const;
   void tick_cbfc();
   bool rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need);
+  bool rx_next(unsigned i);
+  bool rx_quick(unsigned i, uint32_t max_feed);
   void rx_wake(unsigned i);
   void rx_compact();
   [[noreturn]] __attribute__((noinline, cold)) void rx_error(unsigned i, uint32_t ovf, uint32_t unf);
