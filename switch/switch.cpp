@@ -111,6 +111,12 @@ struct Switch::Ing {
   bool rx_active = false;
   unsigned rr_rx = 0, rr_free = 0;
   uint32_t rx_mask = 0, free_mask = 0;  // bit c: k[c].pend_rx (k[c].pend_free) != 0
+  // The presentation stepped at once at edge fast_cycle (rx_arrival(), rx_free()),
+  // kept to undo it if a second one comes at the same edge.
+  uint64_t fast_cycle = UINT64_MAX, fast_due = 0;  // fast_due: rx_due_ before a free
+  uint32_t fast_n = 0;
+  uint8_t fast_c = 0, fast_rr = 0;
+  bool fast_free = false;
   struct Class {
     uint32_t pend_rx = 0, pend_free = 0;  // credits not yet presented to the receiver
     uint32_t sh = 0, hd = 0, res = 0;     // buffer usage by pool
@@ -236,6 +242,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
   rd_due_.assign(R_, kNever);
   cu_due_.assign(R_, kNever);
   eg_due_.assign(R_, kNever);
+  lv_due_.assign(R_, kNever);
   elig_lb_.assign(R_, kNever);
   rx_due_.assign(R_, kNeverCycle);
   arr_slot_.assign(R_, -1);
@@ -273,6 +280,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     rx_thr_ = p_.cbfc_threshold & cmask;
     if (rx_thr_ == 0) rx_thr_ = 1;
     rx_tmr_max_ = p_.cbfc_timer & ((1u << cp_.timer_width) - 1u);
+    max_feed_ = 65535u / p_.flit_bytes;  // len_width = 16 bits
     rxc_.resize(R_);
     rx_ranks_ = 4 * W_ * 64;
     rx_port_.assign(rx_ranks_, 0);
@@ -435,13 +443,11 @@ void Switch::egress_wire_busy(unsigned port, Ps dur) {
 // ------------------------------------------------------------------ tick
 
 // The first edge at which egress e can grant (schedule() runs only at an edge
-// with T >= xbar_free, wire_free < T + d_out + P and T >= elig_lb) or a granted
-// head reaches the pin. Grants and departures recompute it; admissions lower it.
+// with T >= xbar_free, wire_free < T + d_out + P and T >= elig_lb). Grants
+// recompute it; admissions lower it. (Departures have their own calendar.)
 inline void Switch::egress_due(unsigned e) {
   const Egr& g = egr_[e];
-  Ps d = g.leaving.empty() ? kNever : g.leaving.front().t_head_out;
-  if (g.queued != 0) d = std::min(d, std::max({g.xbar_free, g.wire_free - d_out_ - P_ + 1, elig_lb_[e]}));
-  eg_due_[e] = d;
+  eg_due_[e] = g.queued == 0 ? kNever : std::max({g.xbar_free, g.wire_free - d_out_ - P_ + 1, elig_lb_[e]});
 }
 // Prefetches the packets the due arrivals and departures of this edge will
 // read, and the egress state, so that their cache misses overlap instead of
@@ -449,20 +455,21 @@ inline void Switch::egress_due(unsigned e) {
 void Switch::prefetch_due() {
   const uint64_t* arr = slot(kArr);
   const uint64_t* eg = slot(kEg);
+  const uint64_t* lv = slot(kLv);
   for (unsigned w = 0; w < W_; ++w) {
+    // (A port filed early, not due yet, is rare: prefetched all the same.)
     for (uint64_t m = arr[w]; m; m &= m - 1) {
-      const unsigned i = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
-      if (arr_due_[i] > now_ || arr_slot_[i] < 0) continue;
-      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(arr_slot_[i])]);
+      const int32_t si = arr_slot_[w * 64 + static_cast<unsigned>(__builtin_ctzll(m))];
+      if (si < 0) continue;
+      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(si)]);
       __builtin_prefetch(q);
       __builtin_prefetch(q + 64);
     }
-    for (uint64_t m = eg[w]; m; m &= m - 1) {
-      const unsigned e = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
-      if (eg_due_[e] > now_) continue;
-      __builtin_prefetch(&egr_[e]);
-      if (lv_slot_[e] < 0) continue;
-      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(lv_slot_[e])]);
+    for (uint64_t m = eg[w] | lv[w]; m; m &= m - 1) __builtin_prefetch(&egr_[w * 64 + static_cast<unsigned>(__builtin_ctzll(m))]);
+    for (uint64_t m = lv[w]; m; m &= m - 1) {
+      const int32_t si = lv_slot_[w * 64 + static_cast<unsigned>(__builtin_ctzll(m))];
+      if (si < 0) continue;
+      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(si)]);
       __builtin_prefetch(q);
       __builtin_prefetch(q + 64);
     }
@@ -478,9 +485,9 @@ void Switch::tick() {
   // nothing due (lightly loaded switches of a large fabric see many of them).
   if (fc_in_pending_ == 0 && xoff_list_.empty() && paused_list_.empty()) {
     const uint64_t* sl = slot(kArr);  // all kCals calendars of this edge, W_ words each, contiguous
-    static_assert(kCals == 5, "idle check");
-    uint64_t any = sl[0] | sl[1] | sl[2] | sl[3] | sl[4];
-    for (unsigned k = 5; k < kCals * W_; ++k) any |= sl[k];
+    static_assert(kCals == 6, "idle check");
+    uint64_t any = sl[0] | sl[1] | sl[2] | sl[3] | sl[4] | sl[5];
+    for (unsigned k = 6; k < kCals * W_; ++k) any |= sl[k];
     if (any == 0) {
 #if SW_CBFC_LOCKSTEP
       if (fc_ == FlowControl::cbfc) tick_cbfc();  // the twins step on every edge
@@ -575,13 +582,21 @@ void Switch::tick() {
     paused_list_.resize(k);
   }
   visit(kEg, [&](unsigned e) {
-    if (eg_due_[e] > T) return eg_due_[e];  // no grant possible and no head due at the pin
-    Egr& g = egr_[e];
+    if (eg_due_[e] > T) return eg_due_[e];  // no grant possible
+    const Egr& g = egr_[e];
     if (g.queued != 0 && T >= g.xbar_free && g.wire_free < T + d_out_ + P_ && T >= elig_lb_[e]) schedule(e);
-    while (!g.leaving.empty() && g.leaving.front().t_head_out <= T) {
-      const int32_t si = g.leaving.front().slot;
-      g.leaving.pop_front();
-      lv_slot_[e] = g.leaving.empty() ? -1 : g.leaving.front().slot;
+    egress_due(e);
+    return eg_due_[e];
+  });
+  // Departures: heads at the pin. After every grant of the edge, in port order
+  // as before: a departure changes nothing a grant reads (its counters, the
+  // outputs and the free slots), and a head granted at this edge leaves later.
+  visit(kLv, [&](unsigned e) {
+    if (lv_due_[e] > T) return lv_due_[e];
+    auto& lv = egr_[e].leaving;
+    while (!lv.empty() && lv.front().t_head_out <= T) {
+      const int32_t si = lv.front().slot;
+      lv.pop_front();
       const Packet& pk = pool_[si].p;
       PortClassStats& s = st_[e * C_ + pk.cls];
       ++s.tx_pkts;
@@ -590,8 +605,8 @@ void Switch::tick() {
       departures_.push_back(pk);
       free_slots_.push_back(si);
     }
-    egress_due(e);
-    return eg_due_[e];
+    lv_slot_[e] = lv.empty() ? -1 : lv.front().slot;
+    return lv_due_[e] = lv.empty() ? kNever : lv.front().t_head_out;
   });
 
   // 6. CBFC (receiver per ingress, sender per egress).
@@ -656,9 +671,7 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
     if (g.k[c].res + n > p_.cbfc_buf_cells) return drop(pk, DropReason::lossless_overflow), false;
     pool = kReserved;
     g.k[c].res += n;
-    g.k[c].pend_rx += n;
-    g.rx_mask |= 1u << c;
-    rx_wake(i);
+    rx_arrival(i, c, n);
   } else if (cc.lossless && fc_ == FlowControl::pfc) {
     const uint64_t xd = xoff_dyn();
     pool = kHeadroom;  // PFC accounting: released headroom first (see release())
@@ -715,7 +728,7 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
   elig_lb_[e] = std::min(elig_lb_[e], s.t_elig);
   // Filed again only when the due time moves earlier: a port with a due time
   // (not kNever) already has its bit at or before the slot of that time.
-  const Ps due = std::max(eg.xbar_free, elig_lb_[e]);
+  const Ps due = std::max({eg.xbar_free, eg.wire_free - d_out_ - P_ + 1, elig_lb_[e]});  // as egress_due()
   if (due < eg_due_[e]) {
     eg_due_[e] = due;
     file(kEg, static_cast<unsigned>(e), due, cycle_);
@@ -921,7 +934,13 @@ void Switch::schedule(unsigned e) {
     file(kRd, e, rd_due_[e], cycle_ + 1);
   }
   g.reading.push_back({head - d_out_ + ser, pk.src_port, cin, pool, cells});  // frees the ingress class
-  if (g.leaving.empty()) lv_slot_[e] = sidx;
+  if (g.leaving.empty()) {
+    lv_slot_[e] = sidx;
+    lv_due_[e] = head;
+    // head >= T + d_out, which may be this edge (d_out = 0 in a Dragonfly
+    // router): calendar kLv is visited after the grants.
+    file(kLv, e, head, cycle_);
+  }
   g.leaving.push_back({head, sidx});
 
   if (credit_mask_ >> c & 1u) {
@@ -968,9 +987,7 @@ inline void Switch::release(unsigned e) {
       }
       case kReserved:
         in.k[r.cls].res -= r.cells;
-        in.k[r.cls].pend_free += r.cells;
-        in.free_mask |= 1u << r.cls;
-        rx_wake(r.src);
+        rx_free(r.src, r.cls, r.cells);
         break;
     }
   }
@@ -1071,16 +1088,115 @@ inline bool Switch::rx_next(unsigned i) {
   return busy;
 }
 
-// New arrival or free credits for the receiver of ingress i: presented at
-// this edge (tick_cbfc runs after admissions and frees).
-void Switch::rx_wake(unsigned i) {
+// Arrival (rx_arrival) or free (rx_free) of n credits of class c at the
+// receiver of ingress i, presented one arrival and one free per edge. The
+// first presentation of an edge to a receiver with none queued and not due at
+// this edge for a threshold or a timer is stepped here at once: that is the
+// step rx_quick() would take at the end of the edge (one arrival or one free,
+// no request, no grant, no update), so nothing can see the difference. A
+// second presentation at the same edge undoes it (rx_undo) and both take the
+// usual way, queued and presented together by rx_quick() or rx_step(). An
+// arrival is stepped at once only at an active receiver: an idle one takes a
+// rank at its first presentation (rx_wake), which a second one must find.
+inline void Switch::rx_arrival(unsigned i, unsigned c, uint32_t n) {
   Ing& g = ing_[i];
-  if (!g.rx_active) {
-    if (rx_seq_next_ == rx_ranks_) rx_compact();
-    g.rx_active = true;
-    rx_seq_[i] = rx_seq_next_;
-    rx_port_[rx_seq_next_++] = static_cast<uint16_t>(i);
+  RxCredit& r = rxc_[i];
+  if (g.fast_cycle == cycle_) {
+    rx_undo(i);
+  } else if (g.rx_active && (g.rx_mask | g.free_mask) == 0 && rx_due_[i] > cycle_ && n <= max_feed_ &&
+             uint64_t{r.k[c].occ} + n <= uint64_t{r.k[c].buf}) {
+    g.fast_cycle = cycle_;
+    g.fast_free = false;
+    g.fast_c = static_cast<uint8_t>(c);
+    g.fast_n = n;
+    g.fast_rr = static_cast<uint8_t>(g.rr_rx);
+    g.rr_rx = c + 1 == C_ ? 0 : c + 1;
+    r.k[c].occ = (r.k[c].occ + n) & cmask_;  // pend, the timers and rx_due_ stay
+#if SW_CBFC_LOCKSTEP
+    g.lk_cycle = cycle_;
+    g.lk_in = {static_cast<int>(c), static_cast<int>(n), -1, 0};
+    g.lk_cu = false;
+#endif
+    return;
   }
+  g.k[c].pend_rx += n;
+  g.rx_mask |= 1u << c;
+  rx_wake(i);
+}
+
+inline void Switch::rx_free(unsigned i, unsigned c, uint32_t n) {
+  Ing& g = ing_[i];
+  RxCredit& r = rxc_[i];
+  if (g.fast_cycle == cycle_) {
+    rx_undo(i);
+  } else if ((g.rx_mask | g.free_mask) == 0 && rx_due_[i] > cycle_ && n <= max_feed_ && n <= r.k[c].occ &&
+             ((r.k[c].pend + n) & cmask_) != 0) {
+    if (!g.rx_active) rx_activate(i);  // pend > 0 after this step: it stays active
+    g.fast_cycle = cycle_;
+    g.fast_free = true;
+    g.fast_c = static_cast<uint8_t>(c);
+    g.fast_n = n;
+    g.fast_rr = static_cast<uint8_t>(g.rr_free);
+    const uint64_t due0 = g.fast_due = rx_due_[i];
+    g.rr_free = c + 1 == C_ ? 0 : c + 1;
+    r.k[c].occ = (r.k[c].occ - n) & cmask_;
+    // 5., 6. as in rx_step() without a grant.
+    if (!(r.pend_mask >> c & 1u)) r.k[c].rst = cycle_;
+    r.k[c].pend = (r.k[c].pend + n) & cmask_;
+    r.pend_mask |= 1u << c;
+    rx_next(i);
+    if (rx_due_[i] < due0) file_at(kRx, i, rx_due_[i]);
+#if SW_CBFC_LOCKSTEP
+    g.lk_cycle = cycle_;
+    g.lk_in = {-1, 0, static_cast<int>(c), static_cast<int>(n)};
+    g.lk_cu = false;
+#endif
+    return;
+  }
+  g.k[c].pend_free += n;
+  g.free_mask |= 1u << c;
+  rx_wake(i);
+}
+
+// Takes back the step of the first presentation of this edge (rx_arrival,
+// rx_free) and queues it again, as it was before that step. (A free may have
+// overwritten rst of a class that had nothing pending: it is read only while
+// pend != 0. The rank a free gave an idle receiver stays, as rx_wake would
+// have given it.)
+void Switch::rx_undo(unsigned i) {
+  Ing& g = ing_[i];
+  RxCredit& r = rxc_[i];
+  g.fast_cycle = UINT64_MAX;
+  const unsigned c = g.fast_c;
+  const uint32_t n = g.fast_n;
+  if (!g.fast_free) {
+    r.k[c].occ = (r.k[c].occ - n) & cmask_;
+    g.rr_rx = g.fast_rr;
+    g.k[c].pend_rx += n;
+    g.rx_mask |= 1u << c;
+  } else {
+    r.k[c].occ = (r.k[c].occ + n) & cmask_;
+    r.k[c].pend = (r.k[c].pend - n) & cmask_;
+    if (r.k[c].pend == 0) r.pend_mask &= ~(1u << c);
+    g.rr_free = g.fast_rr;
+    rx_due_[i] = g.fast_due;
+    g.k[c].pend_free += n;
+    g.free_mask |= 1u << c;
+  }
+}
+
+// Gives the idle receiver of ingress i the next rank (rx_seq_).
+inline void Switch::rx_activate(unsigned i) {
+  if (rx_seq_next_ == rx_ranks_) rx_compact();
+  ing_[i].rx_active = true;
+  rx_seq_[i] = rx_seq_next_;
+  rx_port_[rx_seq_next_++] = static_cast<uint16_t>(i);
+}
+
+// New arrival or free credits queued for the receiver of ingress i: presented
+// at this edge (tick_cbfc runs after admissions and frees).
+void Switch::rx_wake(unsigned i) {
+  if (!ing_[i].rx_active) rx_activate(i);
   if (rx_due_[i] > cycle_) {
     // Not due at this edge for a threshold or a timer (an idle receiver's
     // rx_due_ is kNeverCycle), so its step here grants nothing and emits no
@@ -1124,7 +1240,8 @@ void Switch::rx_compact() {
 // which are as at its last step, and rx_due_ was the first cycle one can be
 // raised). Returns false, changing nothing, when the presentation would raise
 // the model's overflow or underflow: rx_step() then runs it in order.
-inline bool Switch::rx_quick(unsigned i, uint32_t max_feed) {
+inline bool Switch::rx_quick(unsigned i) {
+  const uint32_t max_feed = max_feed_;
   Ing& g = ing_[i];
   RxCredit& r = rxc_[i];
   // The presentations of this edge, as tick_cbfc()'s feed would pick them.
@@ -1160,9 +1277,12 @@ inline bool Switch::rx_quick(unsigned i, uint32_t max_feed) {
     else
       r.pend_mask &= ~(1u << c);
   }
+  // Filed only when the due cycle moved earlier: with a due cycle the receiver
+  // already has its bit at or before that slot (a later one comes round early).
+  const uint64_t due0 = rx_due_[i];
   if (!rx_next(i))
     g.rx_active = false;
-  else if (rx_due_[i] != kNeverCycle)
+  else if (rx_due_[i] < due0)
     file_at(kRx, i, rx_due_[i]);
 #if SW_CBFC_LOCKSTEP
   g.lk_cycle = cycle_;
@@ -1173,7 +1293,7 @@ inline bool Switch::rx_quick(unsigned i, uint32_t max_feed) {
 }
 
 void Switch::tick_cbfc() {
-  const uint32_t max_feed = 65535u / p_.flit_bytes;  // len_width = 16 bits
+  const uint32_t max_feed = max_feed_;
   // Receivers: every ingress with credits pending or queued for presentation is
   // active (Ing::rx_active) and filed in calendar kRx at rx_due_. The ones due at
   // this edge are stepped in order of activation (rx_seq_); the others are as
@@ -1194,7 +1314,7 @@ void Switch::tick_cbfc() {
   if (rx_quick_any_) {
     rx_quick_any_ = false;
     drain_slot(rx_quick_.data(), W_, [&](unsigned i) {
-      if (!rx_quick(i, max_feed)) {  // the model raises an error at this edge: the full step, at its rank
+      if (!rx_quick(i)) {  // the model raises an error at this edge: the full step, at its rank
         rx_due_[i] = cycle_;
         const uint32_t r = rx_seq_[i];
         batch[r / 64] |= uint64_t{1} << (r % 64);

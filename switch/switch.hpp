@@ -289,7 +289,7 @@ class Switch {
   uint32_t rx_thr_ = 1, rx_tmr_max_ = 0;  // CBFC receiver threshold and timer, as cbfc::RxModel samples them
   Ps d_ready_, d_admit_, d_sched_, d_out_, d_fc_out_, d_fc_in_, latency_;
   uint64_t shared_size_ = 0, shared_used_ = 0;
-  // Calendars of the per-port steps (arrivals, buffer frees, egress, CBFC
+  // Calendars of the per-port steps (arrivals, buffer frees, grants, departures, CBFC
   // senders and receivers), interleaved so that one edge reads one slot of
   // each: slot k % kSlots of calendar K is a bitset of the ports (bit p of
   // word p / 64) to visit at the edge of cycle k. Invariant: a port whose step
@@ -302,7 +302,7 @@ class Switch {
   // time beyond the calendar comes round early and is re-filed. (A CBFC
   // receiver woken by an arrival or a free during an edge goes straight into
   // that edge's rx_batch_ instead of slot k of calendar kRx.)
-  enum Cal : unsigned { kArr, kRd, kEg, kTx, kRx, kCals };
+  enum Cal : unsigned { kArr, kRd, kEg, kLv, kTx, kRx, kCals };
   static constexpr unsigned kSlots = 256;
   // Event horizons, in flat arrays so the steps test them without touching the
   // (large, cache-cold) port structs. Each is a lower bound: nothing in that
@@ -310,7 +310,8 @@ class Switch {
   // itself re-checks exactly.
   std::vector<Ps> arr_due_;         // ingress i: ing_[i].arr.front().t_ready
   std::vector<Ps> rd_due_;          // egress e: egr_[e].reading.front().t_free
-  std::vector<Ps> eg_due_;          // egress e: next edge at which schedule() may act or a packet leaves
+  std::vector<Ps> eg_due_;          // egress e: next edge at which schedule() may act
+  std::vector<Ps> lv_due_;          // egress e: egr_[e].leaving.front().t_head_out (departure)
   std::vector<Ps> elig_lb_;         // egress e: no queued head of e is eligible before this (kNever: none queued)
   std::vector<Ps> cu_due_;          // egress e: egr_[e].cu.front().t (its sender's step in tick_cbfc)
   std::vector<uint64_t> rx_due_;    // ingress i: first cycle its CBFC receiver can change (see RxCredit)
@@ -353,6 +354,7 @@ class Switch {
   std::vector<uint64_t> rx_quick_;
   bool rx_quick_any_ = false;
   uint32_t cmask_ = 0;              // cp_.cnt_mask()
+  uint32_t max_feed_ = 0;           // most credits presented at once (len_width = 16 bits)
   std::vector<uint64_t> pause_busy_;          // egress: PFC frames from downstream not yet applied (bitset)
   // Classes by priority level, highest first: nlv_ levels, level lv has
   // lvl_n_[lv] classes lvl_cls_[lv][0..] (bit c of lvl_mask_[lv]).
@@ -398,7 +400,11 @@ class Switch {
   void tick_cbfc();
   bool rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need);
   bool rx_next(unsigned i);
-  bool rx_quick(unsigned i, uint32_t max_feed);
+  bool rx_quick(unsigned i);
+  void rx_arrival(unsigned i, unsigned c, uint32_t n);
+  void rx_free(unsigned i, unsigned c, uint32_t n);
+  void rx_undo(unsigned i);
+  void rx_activate(unsigned i);
   void rx_wake(unsigned i);
   void rx_compact();
   [[noreturn]] __attribute__((noinline, cold)) void rx_error(unsigned i, uint32_t ovf, uint32_t unf);
