@@ -640,7 +640,7 @@ void Switch::drop(Packet& pk, DropReason r) {
   drops_.emplace_back(pk, r);
 }
 
-bool Switch::admit(unsigned i, int32_t si_idx) {
+__attribute__((always_inline)) inline bool Switch::admit(unsigned i, int32_t si_idx) {
   Packet& pk = pool_[si_idx].p;
   const unsigned c = pk.cls;
   const uint32_t idx = i * C_ + c;
@@ -812,7 +812,7 @@ inline int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
   return -1;
 }
 
-void Switch::schedule(unsigned e) {
+__attribute__((always_inline)) inline void Switch::schedule(unsigned e) {
   const Ps T = now_;
   Egr& g = egr_[e];
   const size_t ec0 = static_cast<size_t>(e) * C_;
@@ -1195,7 +1195,7 @@ inline void Switch::rx_activate(unsigned i) {
 
 // New arrival or free credits queued for the receiver of ingress i: presented
 // at this edge (tick_cbfc runs after admissions and frees).
-void Switch::rx_wake(unsigned i) {
+inline void Switch::rx_wake(unsigned i) {
   if (!ing_[i].rx_active) rx_activate(i);
   if (rx_due_[i] > cycle_) {
     // Not due at this edge for a threshold or a timer (an idle receiver's
