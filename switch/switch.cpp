@@ -256,6 +256,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     unsigned n = 0;
     for (unsigned c = 0; c < C_; ++c)
       if (p_.classes[c].priority == static_cast<unsigned>(lv)) {
+        lvl_pos_[c] = static_cast<uint8_t>(n);
         lvl_cls_[nlv_][n++] = static_cast<uint8_t>(c);
         lvl_mask_[nlv_] |= 1u << c;
       }
@@ -337,7 +338,10 @@ inline uint64_t Switch::edge_of(Ps t) const {
 // before cycle min_cycle (cycle_ from the inputs and from the steps before the
 // calendar's own step in this tick; cycle_ + 1 from its own step).
 inline void Switch::file_at(Cal cal, unsigned port, uint64_t k) {
-  cal_[((k % kSlots) * kCals + cal) * W_ + port / 64] |= uint64_t{1} << (port % 64);
+  if (W_ == 1)  // up to 64 ports (most switches): one word per slot, no multiply
+    cal_[(k % kSlots) * kCals + cal] |= uint64_t{1} << port;
+  else
+    cal_[((k % kSlots) * kCals + cal) * W_ + port / 64] |= uint64_t{1} << (port % 64);
 }
 
 inline void Switch::file(Cal cal, unsigned port, Ps due, uint64_t min_cycle) {
@@ -857,6 +861,20 @@ __attribute__((always_inline)) inline void Switch::schedule(unsigned e) {
       break;
     }
     unsigned idx = g.drr_cur[lv] % m;
+    const uint32_t lm = lvl_mask_[lv] & cand_mask;
+    if ((lm & (lm - 1)) == 0) {
+      // One candidate in the level: the loop below in closed form. It grants
+      // the candidate at once if the pointer is on it and its deficit covers
+      // the head; otherwise the pointer comes round to it once, adding one
+      // quantum (deficits are >= 0 and a quantum >= one MTU >= the head).
+      const unsigned c = static_cast<unsigned>(__builtin_ctz(lm));
+      const uint32_t bytes = voq_[(ec0 + c) * R_ + static_cast<unsigned>(cand[c])].head_bytes;
+      if (L[idx] != c || g.k[c].deficit < static_cast<int64_t>(bytes)) g.k[c].deficit += quantum_[c];
+      g.k[c].deficit -= bytes;
+      g.drr_cur[lv] = lvl_pos_[c];
+      chosen = static_cast<int>(c);
+      break;
+    }
     for (unsigned step = 0; step <= 2 * m + 1; ++step) {
       const unsigned c = L[idx];
       if (cand_mask >> c & 1u) {

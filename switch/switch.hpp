@@ -362,6 +362,7 @@ class Switch {
   std::array<uint8_t, kMaxClasses> lvl_n_{};
   std::array<uint32_t, kMaxClasses> lvl_mask_{};
   std::array<std::array<uint8_t, kMaxClasses>, kMaxClasses> lvl_cls_{};
+  std::array<uint8_t, kMaxClasses> lvl_pos_{};  // c == lvl_cls_[its level][lvl_pos_[c]]
   std::array<int64_t, kMaxClasses> quantum_{};  // DWRR quantum: weight x MTU
   uint32_t credit_mask_ = 0;  // bit c: class c is lossless with CBFC (credit-backed)
   double gbps_ = 0;           // port rate, for ser_ps()
