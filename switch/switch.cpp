@@ -287,6 +287,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     rx_port_.assign(rx_ranks_, 0);
     rx_batch_.assign((rx_ranks_ + 63) / 64, 0);
     rx_quick_.assign(W_, 0);
+    rx_idle_.assign(W_, 0);
     for (unsigned i = 0; i < R_; ++i) {
       RxCredit& r = rxc_[i];
       for (unsigned c = 0; c < C_; ++c) r.k[c].buf = r.k[c].limit = (p_.classes[c].lossless ? p_.cbfc_buf_cells : 0) & cmask;
@@ -1113,16 +1114,22 @@ inline bool Switch::rx_next(unsigned i) {
 // step rx_quick() would take at the end of the edge (one arrival or one free,
 // no request, no grant, no update), so nothing can see the difference. A
 // second presentation at the same edge undoes it (rx_undo) and both take the
-// usual way, queued and presented together by rx_quick() or rx_step(). An
-// arrival is stepped at once only at an active receiver: an idle one takes a
-// rank at its first presentation (rx_wake), which a second one must find.
+// usual way, queued and presented together by rx_quick() or rx_step().
 inline void Switch::rx_arrival(unsigned i, unsigned c, uint32_t n) {
   Ing& g = ing_[i];
   RxCredit& r = rxc_[i];
   if (g.fast_cycle == cycle_) {
     rx_undo(i);
-  } else if (g.rx_active && (g.rx_mask | g.free_mask) == 0 && rx_due_[i] > cycle_ && n <= max_feed_ &&
+  } else if ((g.rx_mask | g.free_mask) == 0 && rx_due_[i] > cycle_ && n <= max_feed_ &&
              uint64_t{r.k[c].occ} + n <= uint64_t{r.k[c].buf}) {
+    if (!g.rx_active) {
+      // An idle receiver takes its rank now, as rx_wake() would give it, and
+      // keeps it to the end of the edge, where it is idle again unless a
+      // second presentation has come (rx_idle_).
+      rx_activate(i);
+      rx_idle_[i / 64] |= uint64_t{1} << (i % 64);
+      rx_idle_any_ = true;
+    }
     g.fast_cycle = cycle_;
     g.fast_free = false;
     g.fast_c = static_cast<uint8_t>(c);
@@ -1329,6 +1336,12 @@ void Switch::tick_cbfc() {
       file_at(kRx, i, rx_due_[i]);  // beyond the calendar: came round early
     }
   });
+  if (rx_idle_any_) {  // receivers idle again after an arrival stepped at once (rx_arrival)
+    rx_idle_any_ = false;
+    drain_slot(rx_idle_.data(), W_, [&](unsigned i) {
+      if (ing_[i].fast_cycle == cycle_) ing_[i].rx_active = false;  // else undone: queued, stepped below
+    });
+  }
   if (rx_quick_any_) {
     rx_quick_any_ = false;
     drain_slot(rx_quick_.data(), W_, [&](unsigned i) {

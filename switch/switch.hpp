@@ -353,6 +353,10 @@ class Switch {
   // (bitset of ports): stepped by rx_quick(), which cannot grant.
   std::vector<uint64_t> rx_quick_;
   bool rx_quick_any_ = false;
+  // Idle receivers given a rank by an arrival stepped at once (rx_arrival):
+  // idle again at the end of the edge (bitset of ports).
+  std::vector<uint64_t> rx_idle_;
+  bool rx_idle_any_ = false;
   uint32_t cmask_ = 0;              // cp_.cnt_mask()
   uint32_t max_feed_ = 0;           // most credits presented at once (len_width = 16 bits)
   std::vector<uint64_t> pause_busy_;          // egress: PFC frames from downstream not yet applied (bitset)
