@@ -355,6 +355,7 @@ template <class F>
 inline void drain_slot(uint64_t* words, unsigned nwords, F&& f) {
   for (unsigned w = 0; w < nwords; ++w) {
     uint64_t m = words[w];
+    if (m == 0) continue;
     words[w] = 0;
     for (; m; m &= m - 1) f(w * 64 + static_cast<unsigned>(__builtin_ctzll(m)));
   }
@@ -485,11 +486,12 @@ void Switch::tick() {
   departures_.clear();
   fc_out_.clear();
   drops_.clear();
+  sl_ = &cal_[(cycle_ % kSlots) * kCals * W_];  // this edge's slots, for slot()
   // An edge with every calendar slot empty and no PFC state to count changes
   // nothing but the clock (and the sample): every step below would find
   // nothing due (lightly loaded switches of a large fabric see many of them).
   if (fc_in_pending_ == 0 && xoff_list_.empty() && paused_list_.empty()) {
-    const uint64_t* sl = slot(kArr);  // all kCals calendars of this edge, W_ words each, contiguous
+    const uint64_t* sl = sl_;  // all kCals calendars of this edge, W_ words each, contiguous
     static_assert(kCals == 6, "idle check");
     uint64_t any = sl[0] | sl[1] | sl[2] | sl[3] | sl[4] | sl[5];
     for (unsigned k = 6; k < kCals * W_; ++k) any |= sl[k];

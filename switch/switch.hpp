@@ -281,6 +281,7 @@ class Switch {
   Ps P_;
   uint64_t fc_in_pending_ = 0;
   std::vector<uint64_t> cal_;  // calendars (below): [((slot * kCals) + K) * W_ + word]
+  uint64_t* sl_ = nullptr;     // &cal_[slot of this edge], set at the start of tick()
   std::vector<Packet> departures_;
   std::vector<FcMsg> fc_out_;
   std::vector<std::pair<Packet, DropReason>> drops_;
@@ -396,7 +397,7 @@ class Switch {
   uint64_t edge_of(Ps t) const;  // first cycle whose edge is at or after t
   void file(Cal cal, unsigned port, Ps due, uint64_t min_cycle);
   void file_at(Cal cal, unsigned port, uint64_t k);
-  uint64_t* slot(Cal cal) { return &cal_[((cycle_ % kSlots) * kCals + cal) * W_]; }
+  uint64_t* slot(Cal cal) { return sl_ + cal * W_; }  // calendar cal's slot of this edge (in tick())
   template <class F>
   void visit(Cal cal, F&& step);
   void pfc_check(unsigned i, unsigned c);
