@@ -94,8 +94,10 @@ struct alignas(64) Switch::Slot {
   Packet p;
   Ps t_elig = 0;   // eligible for scheduling (t_buffered + sched)
   uint32_t cells = 0;
-  uint8_t pool = kShared;
-  uint8_t cin = 0;  // ingress class (p.cls is the egress class; they differ when a route hook picks the output VC)
+  // (32-bit fields: a store of a char type may alias anything, so the
+  // compiler would load every array's base pointer again after it.)
+  uint32_t pool = kShared;
+  uint32_t cin = 0;  // ingress class (p.cls is the egress class; they differ when a route hook picks the output VC)
   int32_t next = -1;
 };
 
@@ -108,15 +110,15 @@ struct Switch::Ing {
   detail::Ring<Arrival> arr;  // injected, not yet through the ingress pipeline
   Ps last_in_last = 0;
   // CBFC receiver (toward the upstream sender): state in rxc_[port]
-  bool rx_active = false;
+  uint32_t rx_active = false;  // (not bool: see Slot::pool)
   unsigned rr_rx = 0, rr_free = 0;
   uint32_t rx_mask = 0, free_mask = 0;  // bit c: k[c].pend_rx (k[c].pend_free) != 0
   // The presentation stepped at once at edge fast_cycle (rx_arrival(), rx_free()),
   // kept to undo it if a second one comes at the same edge.
   uint64_t fast_cycle = UINT64_MAX, fast_due = 0;  // fast_due: rx_due_ before a free
   uint32_t fast_n = 0;
-  uint8_t fast_c = 0, fast_rr = 0;
-  bool fast_free = false;
+  uint32_t fast_c = 0, fast_rr = 0;  // (not uint8_t: see Slot::pool)
+  uint32_t fast_free = false;
   struct Class {
     uint32_t pend_rx = 0, pend_free = 0;  // credits not yet presented to the receiver
     uint32_t sh = 0, hd = 0, res = 0;     // buffer usage by pool
@@ -160,7 +162,7 @@ struct Switch::Egr {
   Ps wire_free = 0;   // egress pin free (end of the last packet incl. overhead)
   Ps xbar_free = 0;   // output read port free (one flit per cycle)
   uint32_t queued = 0;
-  uint8_t tx_c = 0;   // CBFC transmit of this edge: class, bytes
+  uint32_t tx_c = 0;  // CBFC transmit of this edge: class, bytes
   uint32_t tx_len = 0;
   struct Reading {
     Ps t_free;
@@ -714,7 +716,7 @@ __attribute__((always_inline)) inline bool Switch::admit(unsigned i, int32_t si_
   s.t_elig = pk.t_buffered + d_sched_;
   s.cells = n;
   s.pool = pool;
-  s.cin = static_cast<uint8_t>(c);
+  s.cin = c;
   s.next = -1;
   const size_t q = static_cast<size_t>(ec) * R_ + i;
   Voq& v = voq_[q];
@@ -918,8 +920,8 @@ __attribute__((always_inline)) inline void Switch::schedule(unsigned e) {
   if (--g.k[c].qp == 0) g.k[c].deficit = 0;
   Packet& pk = s.p;  // stays in its slot until it leaves
   const uint32_t cells = s.cells;
-  const uint8_t pool = s.pool;
-  const uint8_t cin = s.cin;
+  const uint8_t pool = static_cast<uint8_t>(s.pool);
+  const uint8_t cin = static_cast<uint8_t>(s.cin);
 
   PortClassStats& se = st_[ec];
   se.q_bytes -= pk.bytes;
@@ -975,7 +977,7 @@ __attribute__((always_inline)) inline void Switch::schedule(unsigned e) {
     k.tx_consumed = (k.tx_consumed + cells) & cmask_;
     tx_avail_[ec] = (k.tx_limit - k.tx_consumed) & cmask_;
     tx_edge_[e] = cycle_;
-    g.tx_c = static_cast<uint8_t>(c);
+    g.tx_c = c;
     g.tx_len = cells * p_.flit_bytes;
 #if SW_CBFC_LOCKSTEP
     file(kTx, e, T, cycle_);  // the twin steps on every transmit
@@ -1134,9 +1136,9 @@ inline void Switch::rx_arrival(unsigned i, unsigned c, uint32_t n) {
     }
     g.fast_cycle = cycle_;
     g.fast_free = false;
-    g.fast_c = static_cast<uint8_t>(c);
+    g.fast_c = c;
     g.fast_n = n;
-    g.fast_rr = static_cast<uint8_t>(g.rr_rx);
+    g.fast_rr = g.rr_rx;
     g.rr_rx = c + 1 == C_ ? 0 : c + 1;
     r.k[c].occ = (r.k[c].occ + n) & cmask_;  // pend, the timers and rx_due_ stay
 #if SW_CBFC_LOCKSTEP
@@ -1161,9 +1163,9 @@ inline void Switch::rx_free(unsigned i, unsigned c, uint32_t n) {
     if (!g.rx_active) rx_activate(i);  // pend > 0 after this step: it stays active
     g.fast_cycle = cycle_;
     g.fast_free = true;
-    g.fast_c = static_cast<uint8_t>(c);
+    g.fast_c = c;
     g.fast_n = n;
-    g.fast_rr = static_cast<uint8_t>(g.rr_free);
+    g.fast_rr = g.rr_free;
     const uint64_t due0 = g.fast_due = rx_due_[i];
     g.rr_free = c + 1 == C_ ? 0 : c + 1;
     r.k[c].occ = (r.k[c].occ - n) & cmask_;
