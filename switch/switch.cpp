@@ -1377,12 +1377,18 @@ void Switch::tick_cbfc() {
         cls = static_cast<int>(c);
         rr = c + 1 == C_ ? 0 : c + 1;
       };
-      feed(g.rx_mask, g.rr_rx, &Ing::Class::pend_rx, rx_c, rx_m);
-      feed(g.free_mask, g.rr_free, &Ing::Class::pend_free, fr_c, fr_m);
+      bool busy;
 #if SW_CBFC_LOCKSTEP
       const size_t n_fc = fc_out_.size();
 #endif
-      if (!rx_step(i, rx_c, rx_m, fr_c, fr_m))
+      if ((g.rx_mask | g.free_mask) == 0) {
+        busy = rx_step(i, -1, 0, -1, 0);  // nothing to present (a threshold or a timer): a copy without them
+      } else {
+        feed(g.rx_mask, g.rr_rx, &Ing::Class::pend_rx, rx_c, rx_m);
+        feed(g.free_mask, g.rr_free, &Ing::Class::pend_free, fr_c, fr_m);
+        busy = rx_step(i, rx_c, rx_m, fr_c, fr_m);
+      }
+      if (!busy)
         g.rx_active = false;
       else if (rx_due_[i] != kNeverCycle)
         file_at(kRx, i, rx_due_[i]);
