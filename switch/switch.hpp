@@ -301,8 +301,9 @@ class Switch {
   // files every port with work left at the edge of its new due time. Bits of
   // ports no longer due (their due time moved later) are only re-filed; a due
   // time beyond the calendar comes round early and is re-filed. (A CBFC
-  // receiver woken by an arrival or a free during an edge goes straight into
-  // that edge's rx_batch_ instead of slot k of calendar kRx.)
+  // receiver woken by an arrival or a free during an edge is stepped at once,
+  // or in rx_quick_, or, when due at that edge anyway, goes straight into its
+  // rx_batch_ instead of slot k of calendar kRx.)
   enum Cal : unsigned { kArr, kRd, kEg, kLv, kTx, kRx, kCals };
   static constexpr unsigned kSlots = 256;
   // Event horizons, in flat arrays so the steps test them without touching the
