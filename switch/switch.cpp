@@ -94,8 +94,10 @@ struct alignas(64) Switch::Slot {
   Packet p;
   Ps t_elig = 0;   // eligible for scheduling (t_buffered + sched)
   uint32_t cells = 0;
-  uint8_t pool = kShared;
-  uint8_t cin = 0;  // ingress class (p.cls is the egress class; they differ when a route hook picks the output VC)
+  // (32-bit fields: a store of a char type may alias anything, so the
+  // compiler would load every array's base pointer again after it.)
+  uint32_t pool = kShared;
+  uint32_t cin = 0;  // ingress class (p.cls is the egress class; they differ when a route hook picks the output VC)
   int32_t next = -1;
 };
 
@@ -108,9 +110,15 @@ struct Switch::Ing {
   detail::Ring<Arrival> arr;  // injected, not yet through the ingress pipeline
   Ps last_in_last = 0;
   // CBFC receiver (toward the upstream sender): state in rxc_[port]
-  bool rx_active = false;
+  uint32_t rx_active = false;  // (not bool: see Slot::pool)
   unsigned rr_rx = 0, rr_free = 0;
   uint32_t rx_mask = 0, free_mask = 0;  // bit c: k[c].pend_rx (k[c].pend_free) != 0
+  // The presentation stepped at once at edge fast_cycle (rx_arrival(), rx_free()),
+  // kept to undo it if a second one comes at the same edge.
+  uint64_t fast_cycle = UINT64_MAX, fast_due = 0;  // fast_due: rx_due_ before a free
+  uint32_t fast_n = 0;
+  uint32_t fast_c = 0, fast_rr = 0;  // (not uint8_t: see Slot::pool)
+  uint32_t fast_free = false;
   struct Class {
     uint32_t pend_rx = 0, pend_free = 0;  // credits not yet presented to the receiver
     uint32_t sh = 0, hd = 0, res = 0;     // buffer usage by pool
@@ -154,7 +162,7 @@ struct Switch::Egr {
   Ps wire_free = 0;   // egress pin free (end of the last packet incl. overhead)
   Ps xbar_free = 0;   // output read port free (one flit per cycle)
   uint32_t queued = 0;
-  uint8_t tx_c = 0;   // CBFC transmit of this edge: class, bytes
+  uint32_t tx_c = 0;  // CBFC transmit of this edge: class, bytes
   uint32_t tx_len = 0;
   struct Reading {
     Ps t_free;
@@ -236,6 +244,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
   rd_due_.assign(R_, kNever);
   cu_due_.assign(R_, kNever);
   eg_due_.assign(R_, kNever);
+  lv_due_.assign(R_, kNever);
   elig_lb_.assign(R_, kNever);
   rx_due_.assign(R_, kNeverCycle);
   arr_slot_.assign(R_, -1);
@@ -249,6 +258,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     unsigned n = 0;
     for (unsigned c = 0; c < C_; ++c)
       if (p_.classes[c].priority == static_cast<unsigned>(lv)) {
+        lvl_pos_[c] = static_cast<uint8_t>(n);
         lvl_cls_[nlv_][n++] = static_cast<uint8_t>(c);
         lvl_mask_[nlv_] |= 1u << c;
       }
@@ -259,6 +269,7 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     if (p_.fc == FlowControl::cbfc && p_.classes[c].lossless) credit_mask_ |= 1u << c;
   }
   gbps_ = static_cast<double>(p_.port_gbps);
+  if (8000 % p_.port_gbps == 0) ps_per_byte_ = 8000 / p_.port_gbps;
   flit_log2_ = log2u(p_.flit_bytes);
 
   if (p_.fc == FlowControl::cbfc) {
@@ -272,10 +283,13 @@ Switch::Switch(const Params& p) : ecn_rng_(p.seed, "switch.ecn"), p_(p) {
     rx_thr_ = p_.cbfc_threshold & cmask;
     if (rx_thr_ == 0) rx_thr_ = 1;
     rx_tmr_max_ = p_.cbfc_timer & ((1u << cp_.timer_width) - 1u);
+    max_feed_ = 65535u / p_.flit_bytes;  // len_width = 16 bits
     rxc_.resize(R_);
     rx_ranks_ = 4 * W_ * 64;
     rx_port_.assign(rx_ranks_, 0);
     rx_batch_.assign((rx_ranks_ + 63) / 64, 0);
+    rx_quick_.assign(W_, 0);
+    rx_idle_.assign(W_, 0);
     for (unsigned i = 0; i < R_; ++i) {
       RxCredit& r = rxc_[i];
       for (unsigned c = 0; c < C_; ++c) r.k[c].buf = r.k[c].limit = (p_.classes[c].lossless ? p_.cbfc_buf_cells : 0) & cmask;
@@ -327,7 +341,10 @@ inline uint64_t Switch::edge_of(Ps t) const {
 // before cycle min_cycle (cycle_ from the inputs and from the steps before the
 // calendar's own step in this tick; cycle_ + 1 from its own step).
 inline void Switch::file_at(Cal cal, unsigned port, uint64_t k) {
-  cal_[((k % kSlots) * kCals + cal) * W_ + port / 64] |= uint64_t{1} << (port % 64);
+  if (W_ == 1)  // up to 64 ports (most switches): one word per slot, no multiply
+    cal_[(k % kSlots) * kCals + cal] |= uint64_t{1} << port;
+  else
+    cal_[((k % kSlots) * kCals + cal) * W_ + port / 64] |= uint64_t{1} << (port % 64);
 }
 
 inline void Switch::file(Cal cal, unsigned port, Ps due, uint64_t min_cycle) {
@@ -340,6 +357,7 @@ template <class F>
 inline void drain_slot(uint64_t* words, unsigned nwords, F&& f) {
   for (unsigned w = 0; w < nwords; ++w) {
     uint64_t m = words[w];
+    if (m == 0) continue;
     words[w] = 0;
     for (; m; m &= m - 1) f(w * 64 + static_cast<unsigned>(__builtin_ctzll(m)));
   }
@@ -433,13 +451,11 @@ void Switch::egress_wire_busy(unsigned port, Ps dur) {
 // ------------------------------------------------------------------ tick
 
 // The first edge at which egress e can grant (schedule() runs only at an edge
-// with T >= xbar_free, wire_free < T + d_out + P and T >= elig_lb) or a granted
-// head reaches the pin. Grants and departures recompute it; admissions lower it.
+// with T >= xbar_free, wire_free < T + d_out + P and T >= elig_lb). Grants
+// recompute it; admissions lower it. (Departures have their own calendar.)
 inline void Switch::egress_due(unsigned e) {
   const Egr& g = egr_[e];
-  Ps d = g.leaving.empty() ? kNever : g.leaving.front().t_head_out;
-  if (g.queued != 0) d = std::min(d, std::max({g.xbar_free, g.wire_free - d_out_ - P_ + 1, elig_lb_[e]}));
-  eg_due_[e] = d;
+  eg_due_[e] = g.queued == 0 ? kNever : std::max({g.xbar_free, g.wire_free - d_out_ - P_ + 1, elig_lb_[e]});
 }
 // Prefetches the packets the due arrivals and departures of this edge will
 // read, and the egress state, so that their cache misses overlap instead of
@@ -447,20 +463,21 @@ inline void Switch::egress_due(unsigned e) {
 void Switch::prefetch_due() {
   const uint64_t* arr = slot(kArr);
   const uint64_t* eg = slot(kEg);
+  const uint64_t* lv = slot(kLv);
   for (unsigned w = 0; w < W_; ++w) {
+    // (A port filed early, not due yet, is rare: prefetched all the same.)
     for (uint64_t m = arr[w]; m; m &= m - 1) {
-      const unsigned i = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
-      if (arr_due_[i] > now_ || arr_slot_[i] < 0) continue;
-      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(arr_slot_[i])]);
+      const int32_t si = arr_slot_[w * 64 + static_cast<unsigned>(__builtin_ctzll(m))];
+      if (si < 0) continue;
+      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(si)]);
       __builtin_prefetch(q);
       __builtin_prefetch(q + 64);
     }
-    for (uint64_t m = eg[w]; m; m &= m - 1) {
-      const unsigned e = w * 64 + static_cast<unsigned>(__builtin_ctzll(m));
-      if (eg_due_[e] > now_) continue;
-      __builtin_prefetch(&egr_[e]);
-      if (lv_slot_[e] < 0) continue;
-      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(lv_slot_[e])]);
+    for (uint64_t m = eg[w] | lv[w]; m; m &= m - 1) __builtin_prefetch(&egr_[w * 64 + static_cast<unsigned>(__builtin_ctzll(m))]);
+    for (uint64_t m = lv[w]; m; m &= m - 1) {
+      const int32_t si = lv_slot_[w * 64 + static_cast<unsigned>(__builtin_ctzll(m))];
+      if (si < 0) continue;
+      const char* q = reinterpret_cast<const char*>(&pool_[static_cast<size_t>(si)]);
       __builtin_prefetch(q);
       __builtin_prefetch(q + 64);
     }
@@ -471,14 +488,15 @@ void Switch::tick() {
   departures_.clear();
   fc_out_.clear();
   drops_.clear();
+  sl_ = &cal_[(cycle_ % kSlots) * kCals * W_];  // this edge's slots, for slot()
   // An edge with every calendar slot empty and no PFC state to count changes
   // nothing but the clock (and the sample): every step below would find
   // nothing due (lightly loaded switches of a large fabric see many of them).
   if (fc_in_pending_ == 0 && xoff_list_.empty() && paused_list_.empty()) {
-    const uint64_t* sl = slot(kArr);  // all kCals calendars of this edge, W_ words each, contiguous
-    static_assert(kCals == 5, "idle check");
-    uint64_t any = sl[0] | sl[1] | sl[2] | sl[3] | sl[4];
-    for (unsigned k = 5; k < kCals * W_; ++k) any |= sl[k];
+    const uint64_t* sl = sl_;  // all kCals calendars of this edge, W_ words each, contiguous
+    static_assert(kCals == 6, "idle check");
+    uint64_t any = sl[0] | sl[1] | sl[2] | sl[3] | sl[4] | sl[5];
+    for (unsigned k = 6; k < kCals * W_; ++k) any |= sl[k];
     if (any == 0) {
 #if SW_CBFC_LOCKSTEP
       if (fc_ == FlowControl::cbfc) tick_cbfc();  // the twins step on every edge
@@ -573,13 +591,21 @@ void Switch::tick() {
     paused_list_.resize(k);
   }
   visit(kEg, [&](unsigned e) {
-    if (eg_due_[e] > T) return eg_due_[e];  // no grant possible and no head due at the pin
-    Egr& g = egr_[e];
+    if (eg_due_[e] > T) return eg_due_[e];  // no grant possible
+    const Egr& g = egr_[e];
     if (g.queued != 0 && T >= g.xbar_free && g.wire_free < T + d_out_ + P_ && T >= elig_lb_[e]) schedule(e);
-    while (!g.leaving.empty() && g.leaving.front().t_head_out <= T) {
-      const int32_t si = g.leaving.front().slot;
-      g.leaving.pop_front();
-      lv_slot_[e] = g.leaving.empty() ? -1 : g.leaving.front().slot;
+    egress_due(e);
+    return eg_due_[e];
+  });
+  // Departures: heads at the pin. After every grant of the edge, in port order
+  // as before: a departure changes nothing a grant reads (its counters, the
+  // outputs and the free slots), and a head granted at this edge leaves later.
+  visit(kLv, [&](unsigned e) {
+    if (lv_due_[e] > T) return lv_due_[e];
+    auto& lv = egr_[e].leaving;
+    while (!lv.empty() && lv.front().t_head_out <= T) {
+      const int32_t si = lv.front().slot;
+      lv.pop_front();
       const Packet& pk = pool_[si].p;
       PortClassStats& s = st_[e * C_ + pk.cls];
       ++s.tx_pkts;
@@ -588,8 +614,8 @@ void Switch::tick() {
       departures_.push_back(pk);
       free_slots_.push_back(si);
     }
-    egress_due(e);
-    return eg_due_[e];
+    lv_slot_[e] = lv.empty() ? -1 : lv.front().slot;
+    return lv_due_[e] = lv.empty() ? kNever : lv.front().t_head_out;
   });
 
   // 6. CBFC (receiver per ingress, sender per egress).
@@ -623,7 +649,7 @@ void Switch::drop(Packet& pk, DropReason r) {
   drops_.emplace_back(pk, r);
 }
 
-bool Switch::admit(unsigned i, int32_t si_idx) {
+__attribute__((always_inline)) inline bool Switch::admit(unsigned i, int32_t si_idx) {
   Packet& pk = pool_[si_idx].p;
   const unsigned c = pk.cls;
   const uint32_t idx = i * C_ + c;
@@ -654,9 +680,7 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
     if (g.k[c].res + n > p_.cbfc_buf_cells) return drop(pk, DropReason::lossless_overflow), false;
     pool = kReserved;
     g.k[c].res += n;
-    g.k[c].pend_rx += n;
-    g.rx_mask |= 1u << c;
-    rx_wake(i);
+    rx_arrival(i, c, n);
   } else if (cc.lossless && fc_ == FlowControl::pfc) {
     const uint64_t xd = xoff_dyn();
     pool = kHeadroom;  // PFC accounting: released headroom first (see release())
@@ -692,7 +716,7 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
   s.t_elig = pk.t_buffered + d_sched_;
   s.cells = n;
   s.pool = pool;
-  s.cin = static_cast<uint8_t>(c);
+  s.cin = c;
   s.next = -1;
   const size_t q = static_cast<size_t>(ec) * R_ + i;
   Voq& v = voq_[q];
@@ -711,8 +735,13 @@ bool Switch::admit(unsigned i, int32_t si_idx) {
   ++eg.queued;
   // A new head may be eligible before every queued one: lower the bounds.
   elig_lb_[e] = std::min(elig_lb_[e], s.t_elig);
-  eg_due_[e] = std::min(eg_due_[e], std::max(eg.xbar_free, elig_lb_[e]));
-  file(kEg, static_cast<unsigned>(e), eg_due_[e], cycle_);
+  // Filed again only when the due time moves earlier: a port with a due time
+  // (not kNever) already has its bit at or before the slot of that time.
+  const Ps due = std::max({eg.xbar_free, eg.wire_free - d_out_ - P_ + 1, elig_lb_[e]});  // as egress_due()
+  if (due < eg_due_[e]) {
+    eg_due_[e] = due;
+    file(kEg, static_cast<unsigned>(e), due, cycle_);
+  }
   ++eg.k[co].qp;
   PortClassStats& se = st_[ec];
   se.q_bytes += pk.bytes;
@@ -792,7 +821,7 @@ inline int Switch::pick_input(unsigned e, unsigned c, Ps& next_elig) const {
   return -1;
 }
 
-void Switch::schedule(unsigned e) {
+__attribute__((always_inline)) inline void Switch::schedule(unsigned e) {
   const Ps T = now_;
   Egr& g = egr_[e];
   const size_t ec0 = static_cast<size_t>(e) * C_;
@@ -837,6 +866,20 @@ void Switch::schedule(unsigned e) {
       break;
     }
     unsigned idx = g.drr_cur[lv] % m;
+    const uint32_t lm = lvl_mask_[lv] & cand_mask;
+    if ((lm & (lm - 1)) == 0) {
+      // One candidate in the level: the loop below in closed form. It grants
+      // the candidate at once if the pointer is on it and its deficit covers
+      // the head; otherwise the pointer comes round to it once, adding one
+      // quantum (deficits are >= 0 and a quantum >= one MTU >= the head).
+      const unsigned c = static_cast<unsigned>(__builtin_ctz(lm));
+      const uint32_t bytes = voq_[(ec0 + c) * R_ + static_cast<unsigned>(cand[c])].head_bytes;
+      if (L[idx] != c || g.k[c].deficit < static_cast<int64_t>(bytes)) g.k[c].deficit += quantum_[c];
+      g.k[c].deficit -= bytes;
+      g.drr_cur[lv] = lvl_pos_[c];
+      chosen = static_cast<int>(c);
+      break;
+    }
     for (unsigned step = 0; step <= 2 * m + 1; ++step) {
       const unsigned c = L[idx];
       if (cand_mask >> c & 1u) {
@@ -877,8 +920,8 @@ void Switch::schedule(unsigned e) {
   if (--g.k[c].qp == 0) g.k[c].deficit = 0;
   Packet& pk = s.p;  // stays in its slot until it leaves
   const uint32_t cells = s.cells;
-  const uint8_t pool = s.pool;
-  const uint8_t cin = s.cin;
+  const uint8_t pool = static_cast<uint8_t>(s.pool);
+  const uint8_t cin = static_cast<uint8_t>(s.cin);
 
   PortClassStats& se = st_[ec];
   se.q_bytes -= pk.bytes;
@@ -914,7 +957,13 @@ void Switch::schedule(unsigned e) {
     file(kRd, e, rd_due_[e], cycle_ + 1);
   }
   g.reading.push_back({head - d_out_ + ser, pk.src_port, cin, pool, cells});  // frees the ingress class
-  if (g.leaving.empty()) lv_slot_[e] = sidx;
+  if (g.leaving.empty()) {
+    lv_slot_[e] = sidx;
+    lv_due_[e] = head;
+    // head >= T + d_out, which may be this edge (d_out = 0 in a Dragonfly
+    // router): calendar kLv is visited after the grants.
+    file(kLv, e, head, cycle_);
+  }
   g.leaving.push_back({head, sidx});
 
   if (credit_mask_ >> c & 1u) {
@@ -928,7 +977,7 @@ void Switch::schedule(unsigned e) {
     k.tx_consumed = (k.tx_consumed + cells) & cmask_;
     tx_avail_[ec] = (k.tx_limit - k.tx_consumed) & cmask_;
     tx_edge_[e] = cycle_;
-    g.tx_c = static_cast<uint8_t>(c);
+    g.tx_c = c;
     g.tx_len = cells * p_.flit_bytes;
 #if SW_CBFC_LOCKSTEP
     file(kTx, e, T, cycle_);  // the twin steps on every transmit
@@ -961,9 +1010,7 @@ inline void Switch::release(unsigned e) {
       }
       case kReserved:
         in.k[r.cls].res -= r.cells;
-        in.k[r.cls].pend_free += r.cells;
-        in.free_mask |= 1u << r.cls;
-        rx_wake(r.src);
+        rx_free(r.src, r.cls, r.cells);
         break;
     }
   }
@@ -1037,9 +1084,19 @@ inline bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, ui
     else
       r.pend_mask &= ~(1u << c);
   }
-  // Next cycle at which the receiver can act without a new arrival or free: a
-  // presentation still queued, a class at its threshold, or a timer expiring.
+  const bool busy = rx_next(i);
+  if (__builtin_expect((ovf | unf) != 0, 0)) rx_error(i, ovf, unf);
+  return busy;
+}
+
+// After the receiver of ingress i has stepped at this edge: sets rx_due_[i] to
+// the next cycle at which it can act without a new arrival or free (a
+// presentation still queued, a class at its threshold, or a timer expiring)
+// and returns whether anything is pending.
+inline bool Switch::rx_next(unsigned i) {
+  const RxCredit& r = rxc_[i];
   const Ing& g = ing_[i];
+  const uint64_t t = cycle_;
   bool busy = (g.rx_mask | g.free_mask) != 0;
   uint64_t due = busy ? t + 1 : kNeverCycle;
   for (uint32_t m = r.pend_mask; m; m &= m - 1) {
@@ -1051,21 +1108,135 @@ inline bool Switch::rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, ui
       due = std::min(due, std::max(t + 1, r.k[c].rst + 1 + rx_tmr_max_));
   }
   rx_due_[i] = due;
-  if (__builtin_expect((ovf | unf) != 0, 0)) rx_error(i, ovf, unf);
   return busy;
 }
 
-// New arrival or free credits for the receiver of ingress i: presented at
-// this edge (tick_cbfc runs after admissions and frees).
-void Switch::rx_wake(unsigned i) {
+// Arrival (rx_arrival) or free (rx_free) of n credits of class c at the
+// receiver of ingress i, presented one arrival and one free per edge. The
+// first presentation of an edge to a receiver with none queued and not due at
+// this edge for a threshold or a timer is stepped here at once: that is the
+// step rx_quick() would take at the end of the edge (one arrival or one free,
+// no request, no grant, no update), so nothing can see the difference. A
+// second presentation at the same edge undoes it (rx_undo) and both take the
+// usual way, queued and presented together by rx_quick() or rx_step().
+inline void Switch::rx_arrival(unsigned i, unsigned c, uint32_t n) {
   Ing& g = ing_[i];
-  rx_due_[i] = cycle_;
-  if (!g.rx_active) {
-    if (rx_seq_next_ == rx_ranks_) rx_compact();
-    g.rx_active = true;
-    rx_seq_[i] = rx_seq_next_;
-    rx_port_[rx_seq_next_++] = static_cast<uint16_t>(i);
+  RxCredit& r = rxc_[i];
+  if (g.fast_cycle == cycle_) {
+    rx_undo(i);
+  } else if ((g.rx_mask | g.free_mask) == 0 && rx_due_[i] > cycle_ && n <= max_feed_ &&
+             uint64_t{r.k[c].occ} + n <= uint64_t{r.k[c].buf}) {
+    if (!g.rx_active) {
+      // An idle receiver takes its rank now, as rx_wake() would give it, and
+      // keeps it to the end of the edge, where it is idle again unless a
+      // second presentation has come (rx_idle_).
+      rx_activate(i);
+      rx_idle_[i / 64] |= uint64_t{1} << (i % 64);
+      rx_idle_any_ = true;
+    }
+    g.fast_cycle = cycle_;
+    g.fast_free = false;
+    g.fast_c = c;
+    g.fast_n = n;
+    g.fast_rr = g.rr_rx;
+    g.rr_rx = c + 1 == C_ ? 0 : c + 1;
+    r.k[c].occ = (r.k[c].occ + n) & cmask_;  // pend, the timers and rx_due_ stay
+#if SW_CBFC_LOCKSTEP
+    g.lk_cycle = cycle_;
+    g.lk_in = {static_cast<int>(c), static_cast<int>(n), -1, 0};
+    g.lk_cu = false;
+#endif
+    return;
   }
+  g.k[c].pend_rx += n;
+  g.rx_mask |= 1u << c;
+  rx_wake(i);
+}
+
+inline void Switch::rx_free(unsigned i, unsigned c, uint32_t n) {
+  Ing& g = ing_[i];
+  RxCredit& r = rxc_[i];
+  if (g.fast_cycle == cycle_) {
+    rx_undo(i);
+  } else if ((g.rx_mask | g.free_mask) == 0 && rx_due_[i] > cycle_ && n <= max_feed_ && n <= r.k[c].occ &&
+             ((r.k[c].pend + n) & cmask_) != 0) {
+    if (!g.rx_active) rx_activate(i);  // pend > 0 after this step: it stays active
+    g.fast_cycle = cycle_;
+    g.fast_free = true;
+    g.fast_c = c;
+    g.fast_n = n;
+    g.fast_rr = g.rr_free;
+    const uint64_t due0 = g.fast_due = rx_due_[i];
+    g.rr_free = c + 1 == C_ ? 0 : c + 1;
+    r.k[c].occ = (r.k[c].occ - n) & cmask_;
+    // 5., 6. as in rx_step() without a grant.
+    if (!(r.pend_mask >> c & 1u)) r.k[c].rst = cycle_;
+    r.k[c].pend = (r.k[c].pend + n) & cmask_;
+    r.pend_mask |= 1u << c;
+    rx_next(i);
+    if (rx_due_[i] < due0) file_at(kRx, i, rx_due_[i]);
+#if SW_CBFC_LOCKSTEP
+    g.lk_cycle = cycle_;
+    g.lk_in = {-1, 0, static_cast<int>(c), static_cast<int>(n)};
+    g.lk_cu = false;
+#endif
+    return;
+  }
+  g.k[c].pend_free += n;
+  g.free_mask |= 1u << c;
+  rx_wake(i);
+}
+
+// Takes back the step of the first presentation of this edge (rx_arrival,
+// rx_free) and queues it again, as it was before that step. (A free may have
+// overwritten rst of a class that had nothing pending: it is read only while
+// pend != 0. The rank a free gave an idle receiver stays, as rx_wake would
+// have given it.)
+void Switch::rx_undo(unsigned i) {
+  Ing& g = ing_[i];
+  RxCredit& r = rxc_[i];
+  g.fast_cycle = UINT64_MAX;
+  const unsigned c = g.fast_c;
+  const uint32_t n = g.fast_n;
+  if (!g.fast_free) {
+    r.k[c].occ = (r.k[c].occ - n) & cmask_;
+    g.rr_rx = g.fast_rr;
+    g.k[c].pend_rx += n;
+    g.rx_mask |= 1u << c;
+  } else {
+    r.k[c].occ = (r.k[c].occ + n) & cmask_;
+    r.k[c].pend = (r.k[c].pend - n) & cmask_;
+    if (r.k[c].pend == 0) r.pend_mask &= ~(1u << c);
+    g.rr_free = g.fast_rr;
+    rx_due_[i] = g.fast_due;
+    g.k[c].pend_free += n;
+    g.free_mask |= 1u << c;
+  }
+}
+
+// Gives the idle receiver of ingress i the next rank (rx_seq_).
+inline void Switch::rx_activate(unsigned i) {
+  if (rx_seq_next_ == rx_ranks_) rx_compact();
+  ing_[i].rx_active = true;
+  rx_seq_[i] = rx_seq_next_;
+  rx_port_[rx_seq_next_++] = static_cast<uint16_t>(i);
+}
+
+// New arrival or free credits queued for the receiver of ingress i: presented
+// at this edge (tick_cbfc runs after admissions and frees).
+inline void Switch::rx_wake(unsigned i) {
+  if (!ing_[i].rx_active) rx_activate(i);
+  if (rx_due_[i] > cycle_) {
+    // Not due at this edge for a threshold or a timer (an idle receiver's
+    // rx_due_ is kNeverCycle), so its step here grants nothing and emits no
+    // update: a quick step in tick_cbfc(), in any order (rx_quick_).
+    // rx_due_ keeps its value until then, so calendar kRx does not add it to
+    // the batch.
+    rx_quick_[i / 64] |= uint64_t{1} << (i % 64);
+    rx_quick_any_ = true;
+    return;
+  }
+  rx_due_[i] = cycle_;
   // Due at this edge: straight into the batch of tick_cbfc() (not through calendar kRx).
   const uint32_t r = rx_seq_[i];
   rx_batch_[r / 64] |= uint64_t{1} << (r % 64);
@@ -1092,8 +1263,66 @@ void Switch::rx_compact() {
   rx_seq_next_ = n;
 }
 
+// The step of a receiver woken at this edge by an arrival or a free while not
+// due for a threshold or a timer (rx_wake()): rx_step() with no request, so
+// no grant and no update (its requests depend only on pend and the timers,
+// which are as at its last step, and rx_due_ was the first cycle one can be
+// raised). Returns false, changing nothing, when the presentation would raise
+// the model's overflow or underflow: rx_step() then runs it in order.
+inline bool Switch::rx_quick(unsigned i) {
+  const uint32_t max_feed = max_feed_;
+  Ing& g = ing_[i];
+  RxCredit& r = rxc_[i];
+  // The presentations of this edge, as tick_cbfc()'s feed would pick them.
+  int rx_c = -1, fr_c = -1;
+  uint32_t rx_m = 0, fr_m = 0;
+  if (g.rx_mask != 0) {
+    rx_c = static_cast<int>(first_from(g.rx_mask, g.rr_rx));
+    rx_m = std::min(g.k[rx_c].pend_rx, max_feed);
+    if (uint64_t{r.k[rx_c].occ} + rx_m > uint64_t{r.k[rx_c].buf}) return false;
+  }
+  if (g.free_mask != 0) {
+    fr_c = static_cast<int>(first_from(g.free_mask, g.rr_free));
+    fr_m = std::min(g.k[fr_c].pend_free, max_feed);
+    if (fr_m > r.k[fr_c].occ) return false;
+  }
+  const uint32_t cmask = cmask_;
+  if (rx_c >= 0) {
+    const unsigned c = static_cast<unsigned>(rx_c);
+    if ((g.k[c].pend_rx -= rx_m) == 0) g.rx_mask &= ~(1u << c);
+    g.rr_rx = c + 1 == C_ ? 0 : c + 1;
+    r.k[c].occ = (r.k[c].occ + rx_m) & cmask;
+  }
+  if (fr_c >= 0) {
+    const unsigned c = static_cast<unsigned>(fr_c);
+    if ((g.k[c].pend_free -= fr_m) == 0) g.free_mask &= ~(1u << c);
+    g.rr_free = c + 1 == C_ ? 0 : c + 1;
+    r.k[c].occ = (r.k[c].occ - fr_m) & cmask;
+    // 5., 6. as in rx_step() without a grant.
+    if (!(r.pend_mask >> c & 1u)) r.k[c].rst = cycle_;
+    r.k[c].pend = (r.k[c].pend + fr_m) & cmask;
+    if (r.k[c].pend != 0)
+      r.pend_mask |= 1u << c;
+    else
+      r.pend_mask &= ~(1u << c);
+  }
+  // Filed only when the due cycle moved earlier: with a due cycle the receiver
+  // already has its bit at or before that slot (a later one comes round early).
+  const uint64_t due0 = rx_due_[i];
+  if (!rx_next(i))
+    g.rx_active = false;
+  else if (rx_due_[i] < due0)
+    file_at(kRx, i, rx_due_[i]);
+#if SW_CBFC_LOCKSTEP
+  g.lk_cycle = cycle_;
+  g.lk_in = {rx_c, static_cast<int>(rx_m), fr_c, static_cast<int>(fr_m)};
+  g.lk_cu = false;
+#endif
+  return true;
+}
+
 void Switch::tick_cbfc() {
-  const uint32_t max_feed = 65535u / p_.flit_bytes;  // len_width = 16 bits
+  const uint32_t max_feed = max_feed_;
   // Receivers: every ingress with credits pending or queued for presentation is
   // active (Ing::rx_active) and filed in calendar kRx at rx_due_. The ones due at
   // this edge are stepped in order of activation (rx_seq_); the others are as
@@ -1111,6 +1340,23 @@ void Switch::tick_cbfc() {
       file_at(kRx, i, rx_due_[i]);  // beyond the calendar: came round early
     }
   });
+  if (rx_idle_any_) {  // receivers idle again after an arrival stepped at once (rx_arrival)
+    rx_idle_any_ = false;
+    drain_slot(rx_idle_.data(), W_, [&](unsigned i) {
+      if (ing_[i].fast_cycle == cycle_) ing_[i].rx_active = false;  // else undone: queued, stepped below
+    });
+  }
+  if (rx_quick_any_) {
+    rx_quick_any_ = false;
+    drain_slot(rx_quick_.data(), W_, [&](unsigned i) {
+      if (!rx_quick(i)) {  // the model raises an error at this edge: the full step, at its rank
+        rx_due_[i] = cycle_;
+        const uint32_t r = rx_seq_[i];
+        batch[r / 64] |= uint64_t{1} << (r % 64);
+        any = true;
+      }
+    });
+  }
   const unsigned nbw = any ? (rx_seq_next_ + 63) / 64 : 0;
   for (unsigned w = 0; w < nbw; ++w) {
     uint64_t bm = batch[w];
@@ -1131,12 +1377,18 @@ void Switch::tick_cbfc() {
         cls = static_cast<int>(c);
         rr = c + 1 == C_ ? 0 : c + 1;
       };
-      feed(g.rx_mask, g.rr_rx, &Ing::Class::pend_rx, rx_c, rx_m);
-      feed(g.free_mask, g.rr_free, &Ing::Class::pend_free, fr_c, fr_m);
+      bool busy;
 #if SW_CBFC_LOCKSTEP
       const size_t n_fc = fc_out_.size();
 #endif
-      if (!rx_step(i, rx_c, rx_m, fr_c, fr_m))
+      if ((g.rx_mask | g.free_mask) == 0) {
+        busy = rx_step(i, -1, 0, -1, 0);  // nothing to present (a threshold or a timer): a copy without them
+      } else {
+        feed(g.rx_mask, g.rr_rx, &Ing::Class::pend_rx, rx_c, rx_m);
+        feed(g.free_mask, g.rr_free, &Ing::Class::pend_free, fr_c, fr_m);
+        busy = rx_step(i, rx_c, rx_m, fr_c, fr_m);
+      }
+      if (!busy)
         g.rx_active = false;
       else if (rx_due_[i] != kNeverCycle)
         file_at(kRx, i, rx_due_[i]);

@@ -281,6 +281,7 @@ class Switch {
   Ps P_;
   uint64_t fc_in_pending_ = 0;
   std::vector<uint64_t> cal_;  // calendars (below): [((slot * kCals) + K) * W_ + word]
+  uint64_t* sl_ = nullptr;     // &cal_[slot of this edge], set at the start of tick()
   std::vector<Packet> departures_;
   std::vector<FcMsg> fc_out_;
   std::vector<std::pair<Packet, DropReason>> drops_;
@@ -289,7 +290,7 @@ class Switch {
   uint32_t rx_thr_ = 1, rx_tmr_max_ = 0;  // CBFC receiver threshold and timer, as cbfc::RxModel samples them
   Ps d_ready_, d_admit_, d_sched_, d_out_, d_fc_out_, d_fc_in_, latency_;
   uint64_t shared_size_ = 0, shared_used_ = 0;
-  // Calendars of the per-port steps (arrivals, buffer frees, egress, CBFC
+  // Calendars of the per-port steps (arrivals, buffer frees, grants, departures, CBFC
   // senders and receivers), interleaved so that one edge reads one slot of
   // each: slot k % kSlots of calendar K is a bitset of the ports (bit p of
   // word p / 64) to visit at the edge of cycle k. Invariant: a port whose step
@@ -300,9 +301,10 @@ class Switch {
   // files every port with work left at the edge of its new due time. Bits of
   // ports no longer due (their due time moved later) are only re-filed; a due
   // time beyond the calendar comes round early and is re-filed. (A CBFC
-  // receiver woken by an arrival or a free during an edge goes straight into
-  // that edge's rx_batch_ instead of slot k of calendar kRx.)
-  enum Cal : unsigned { kArr, kRd, kEg, kTx, kRx, kCals };
+  // receiver woken by an arrival or a free during an edge is stepped at once,
+  // or in rx_quick_, or, when due at that edge anyway, goes straight into its
+  // rx_batch_ instead of slot k of calendar kRx.)
+  enum Cal : unsigned { kArr, kRd, kEg, kLv, kTx, kRx, kCals };
   static constexpr unsigned kSlots = 256;
   // Event horizons, in flat arrays so the steps test them without touching the
   // (large, cache-cold) port structs. Each is a lower bound: nothing in that
@@ -310,7 +312,8 @@ class Switch {
   // itself re-checks exactly.
   std::vector<Ps> arr_due_;         // ingress i: ing_[i].arr.front().t_ready
   std::vector<Ps> rd_due_;          // egress e: egr_[e].reading.front().t_free
-  std::vector<Ps> eg_due_;          // egress e: next edge at which schedule() may act or a packet leaves
+  std::vector<Ps> eg_due_;          // egress e: next edge at which schedule() may act
+  std::vector<Ps> lv_due_;          // egress e: egr_[e].leaving.front().t_head_out (departure)
   std::vector<Ps> elig_lb_;         // egress e: no queued head of e is eligible before this (kNever: none queued)
   std::vector<Ps> cu_due_;          // egress e: egr_[e].cu.front().t (its sender's step in tick_cbfc)
   std::vector<uint64_t> rx_due_;    // ingress i: first cycle its CBFC receiver can change (see RxCredit)
@@ -348,7 +351,16 @@ class Switch {
   std::vector<uint16_t> rx_port_;
   std::vector<uint64_t> rx_batch_;
   bool rx_batch_any_ = false;  // rx_batch_ has a bit set
+  // Receivers woken at this edge while not due for a threshold or a timer
+  // (bitset of ports): stepped by rx_quick(), which cannot grant.
+  std::vector<uint64_t> rx_quick_;
+  bool rx_quick_any_ = false;
+  // Idle receivers given a rank by an arrival stepped at once (rx_arrival):
+  // idle again at the end of the edge (bitset of ports).
+  std::vector<uint64_t> rx_idle_;
+  bool rx_idle_any_ = false;
   uint32_t cmask_ = 0;              // cp_.cnt_mask()
+  uint32_t max_feed_ = 0;           // most credits presented at once (len_width = 16 bits)
   std::vector<uint64_t> pause_busy_;          // egress: PFC frames from downstream not yet applied (bitset)
   // Classes by priority level, highest first: nlv_ levels, level lv has
   // lvl_n_[lv] classes lvl_cls_[lv][0..] (bit c of lvl_mask_[lv]).
@@ -356,12 +368,17 @@ class Switch {
   std::array<uint8_t, kMaxClasses> lvl_n_{};
   std::array<uint32_t, kMaxClasses> lvl_mask_{};
   std::array<std::array<uint8_t, kMaxClasses>, kMaxClasses> lvl_cls_{};
+  std::array<uint8_t, kMaxClasses> lvl_pos_{};  // c == lvl_cls_[its level][lvl_pos_[c]]
   std::array<int64_t, kMaxClasses> quantum_{};  // DWRR quantum: weight x MTU
   uint32_t credit_mask_ = 0;  // bit c: class c is lossless with CBFC (credit-backed)
   double gbps_ = 0;           // port rate, for ser_ps()
+  Ps ps_per_byte_ = 0;        // 8000 / port_gbps when that is whole (every allowed rate), else 0
   unsigned flit_log2_ = 0;
-  // p_.serialization(bytes), the same arithmetic, inline.
+  // p_.serialization(bytes), inline. With a whole number of ps per byte the
+  // double arithmetic is exact (bytes x 8000 / gbps is an integer well below
+  // 2^53, and ceil(x - 1e-9) = x), so one multiply gives the same value.
   Ps ser_ps(uint64_t bytes) const {
+    if (ps_per_byte_ != 0) return static_cast<Ps>(bytes) * ps_per_byte_;
     const double ps = static_cast<double>(bytes) * 8000.0 / gbps_;
     return static_cast<Ps>(std::ceil(ps - 1e-9));
   }
@@ -381,7 +398,7 @@ class Switch {
   uint64_t edge_of(Ps t) const;  // first cycle whose edge is at or after t
   void file(Cal cal, unsigned port, Ps due, uint64_t min_cycle);
   void file_at(Cal cal, unsigned port, uint64_t k);
-  uint64_t* slot(Cal cal) { return &cal_[((cycle_ % kSlots) * kCals + cal) * W_]; }
+  uint64_t* slot(Cal cal) { return sl_ + cal * W_; }  // calendar cal's slot of this edge (in tick())
   template <class F>
   void visit(Cal cal, F&& step);
   void pfc_check(unsigned i, unsigned c);
@@ -389,6 +406,12 @@ class Switch {
   uint64_t xoff_dyn() const;
   void tick_cbfc();
   bool rx_step(unsigned i, int rx_c, uint32_t rx_need, int fr_c, uint32_t fr_need);
+  bool rx_next(unsigned i);
+  bool rx_quick(unsigned i);
+  void rx_arrival(unsigned i, unsigned c, uint32_t n);
+  void rx_free(unsigned i, unsigned c, uint32_t n);
+  void rx_undo(unsigned i);
+  void rx_activate(unsigned i);
   void rx_wake(unsigned i);
   void rx_compact();
   [[noreturn]] __attribute__((noinline, cold)) void rx_error(unsigned i, uint32_t ovf, uint32_t unf);
