@@ -65,6 +65,7 @@ void Samples::to_list() {
   next_check_ = raw_.size() * 2;
 }
 
+// A list is sorted in place and read directly; a table is sorted into the view.
 const Samples::View& Samples::view() const {
   if (!view_) view_ = std::make_unique<View>();
   View& w = *view_;
@@ -72,16 +73,7 @@ const Samples::View& Samples::view() const {
   w.val.clear();
   w.cum.clear();
   if (!table_) {
-    std::vector<double>& v = raw_;
-    std::sort(v.begin(), v.end());
-    for (size_t k = 0; k < v.size(); ++k) {
-      if (k && v[k] == v[k - 1]) {
-        ++w.cum.back();
-        continue;
-      }
-      w.val.push_back(v[k]);
-      w.cum.push_back((w.cum.empty() ? 0 : w.cum.back()) + 1);
-    }
+    std::sort(raw_.begin(), raw_.end());
   } else {
     std::vector<std::pair<double, uint64_t>> e;
     e.reserve(distinct_);
@@ -102,9 +94,17 @@ const Samples::View& Samples::view() const {
   return w;
 }
 
-double Samples::min() const { return n_ == 0 ? 0.0 : view().val.front(); }
+double Samples::min() const {
+  if (n_ == 0) return 0.0;
+  const View& w = view();
+  return table_ ? w.val.front() : raw_.front();
+}
 
-double Samples::max() const { return n_ == 0 ? 0.0 : view().val.back(); }
+double Samples::max() const {
+  if (n_ == 0) return 0.0;
+  const View& w = view();
+  return table_ ? w.val.back() : raw_.back();
+}
 
 double Samples::mean() const { return n_ == 0 ? 0.0 : sum_ / static_cast<double>(n_); }
 
@@ -116,6 +116,7 @@ double Samples::percentile(double p) const {
   // inexact (0.07 * 100 = 7.000000000000001 would ceil to rank 8).
   uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(n_) / 100.0));
   if (rank == 0) rank = 1;
+  if (!table_) return raw_[static_cast<size_t>(rank - 1)];
   // the first value whose running count reaches the rank
   return w.val[static_cast<size_t>(std::lower_bound(w.cum.begin(), w.cum.end(), rank) - w.cum.begin())];
 }

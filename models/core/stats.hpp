@@ -51,7 +51,7 @@ class Samples {
     uint64_t key = 0;    // the value's bits
     uint64_t count = 0;  // 0: empty slot
   };
-  struct View {  // sorted values and running counts, rebuilt for the queries after an add
+  struct View {  // a table's sorted values and running counts, rebuilt for the queries after an add
     std::vector<double> val;
     std::vector<uint64_t> cum;
   };
