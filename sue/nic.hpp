@@ -130,6 +130,27 @@ struct NicCredit {
 template <class T>
 class Ring {
  public:
+  Ring() = default;
+  // p_ points into b_: a copy points into its own vector, a moved-from ring is left empty.
+  Ring(const Ring& o) : b_(o.b_), p_(b_.data()), h_(o.h_), n_(o.n_), m_(o.m_), cap_(o.cap_) {}
+  Ring(Ring&& o) noexcept : b_(std::move(o.b_)), p_(b_.data()), h_(o.h_), n_(o.n_), m_(o.m_), cap_(o.cap_) { o.reset(); }
+  Ring& operator=(const Ring& o) {
+    if (this != &o) {
+      b_ = o.b_;
+      p_ = b_.data();
+      h_ = o.h_, n_ = o.n_, m_ = o.m_, cap_ = o.cap_;
+    }
+    return *this;
+  }
+  Ring& operator=(Ring&& o) noexcept {
+    if (this != &o) {
+      b_ = std::move(o.b_);
+      p_ = b_.data();
+      h_ = o.h_, n_ = o.n_, m_ = o.m_, cap_ = o.cap_;
+      o.reset();
+    }
+    return *this;
+  }
   bool empty() const { return n_ == 0; }
   size_t size() const { return n_; }
   T& front() { return p_[h_]; }
@@ -174,6 +195,11 @@ class Ring {
   std::vector<T> b_;
   T* p_ = nullptr;
   size_t h_ = 0, n_ = 0, m_ = 0, cap_ = 0;  // m_: capacity - 1
+  void reset() {
+    b_.clear();
+    p_ = nullptr;
+    h_ = n_ = m_ = cap_ = 0;
+  }
   void grow() {
     if (n_ < cap_) return;
     std::vector<T> nb(b_.empty() ? 8 : b_.size() * 2);

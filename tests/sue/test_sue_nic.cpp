@@ -159,6 +159,35 @@ void random_load(Pair& h, uint64_t cmds, uint64_t seed, Edge limit) {
   });
 }
 
+// sue::Ring keeps a pointer into its storage: a copy must use its own, a move must leave the source
+// empty and usable, and both must survive growth with the head wrapped around.
+TEST(SueNic, RingCopiesAndMovesKeepTheirOwnStorage) {
+  sue::Ring<int> a;
+  for (int i = 0; i < 6; ++i) a.push_back(i);
+  for (int i = 0; i < 4; ++i) a.pop_front();  // head at 4: the next pushes wrap around
+  for (int i = 6; i < 12; ++i) a.push_back(i);
+  sue::Ring<int> b = a;
+  b.push_back(100);
+  b[0] = -1;
+  ASSERT_EQ(a.size(), 8u);
+  for (size_t k = 0; k < a.size(); ++k) EXPECT_EQ(a[k], static_cast<int>(k) + 4);
+  sue::Ring<int> c = std::move(b);
+  EXPECT_TRUE(b.empty());
+  b.push_back(7);  // the moved-from ring takes new storage
+  EXPECT_EQ(b.front(), 7);
+  for (int i = 0; i < 20; ++i) c.push_back(200 + i);  // grows
+  EXPECT_EQ(c.front(), -1);
+  EXPECT_EQ(c[8], 100);
+  EXPECT_EQ(c.back(), 219);
+  a = c;
+  c.pop_front();
+  EXPECT_EQ(a.front(), -1);
+  EXPECT_EQ(a.size(), c.size() + 1);
+  c = std::move(a);
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(c.front(), -1);
+}
+
 TEST(SueNic, RefusesLiteAndBadConfig) {
   NicConfig c = cfg_for(0, 1);
   c.tp.profile = 1;
