@@ -133,6 +133,12 @@ struct Switch::Ing {
   uint64_t lk_cycle = UINT64_MAX;     // last cycle the receiver was stepped, with its inputs and update
   std::array<int, 4> lk_in{};
   bool lk_cu = false;
+  // The receiver was stepped at `cyc` with this arrival and free (class -1: none) and update.
+  void lk_note(uint64_t cyc, int rx_c, uint32_t rx_n, int fr_c, uint32_t fr_n, bool cu) {
+    lk_cycle = cyc;
+    lk_in = {rx_c, static_cast<int>(rx_n), fr_c, static_cast<int>(fr_n)};
+    lk_cu = cu;
+  }
 #endif
 };
 
@@ -1142,9 +1148,7 @@ inline void Switch::rx_arrival(unsigned i, unsigned c, uint32_t n) {
     g.rr_rx = c + 1 == C_ ? 0 : c + 1;
     r.k[c].occ = (r.k[c].occ + n) & cmask_;  // pend, the timers and rx_due_ stay
 #if SW_CBFC_LOCKSTEP
-    g.lk_cycle = cycle_;
-    g.lk_in = {static_cast<int>(c), static_cast<int>(n), -1, 0};
-    g.lk_cu = false;
+    g.lk_note(cycle_, static_cast<int>(c), n, -1, 0, false);
 #endif
     return;
   }
@@ -1176,9 +1180,7 @@ inline void Switch::rx_free(unsigned i, unsigned c, uint32_t n) {
     rx_next(i);
     if (rx_due_[i] < due0) file_at(kRx, i, rx_due_[i]);
 #if SW_CBFC_LOCKSTEP
-    g.lk_cycle = cycle_;
-    g.lk_in = {-1, 0, static_cast<int>(c), static_cast<int>(n)};
-    g.lk_cu = false;
+    g.lk_note(cycle_, -1, 0, static_cast<int>(c), n, false);
 #endif
     return;
   }
@@ -1314,9 +1316,7 @@ inline bool Switch::rx_quick(unsigned i) {
   else if (rx_due_[i] < due0)
     file_at(kRx, i, rx_due_[i]);
 #if SW_CBFC_LOCKSTEP
-  g.lk_cycle = cycle_;
-  g.lk_in = {rx_c, static_cast<int>(rx_m), fr_c, static_cast<int>(fr_m)};
-  g.lk_cu = false;
+  g.lk_note(cycle_, rx_c, rx_m, fr_c, fr_m, false);
 #endif
   return true;
 }
@@ -1393,9 +1393,7 @@ void Switch::tick_cbfc() {
       else if (rx_due_[i] != kNeverCycle)
         file_at(kRx, i, rx_due_[i]);
 #if SW_CBFC_LOCKSTEP
-      g.lk_cycle = cycle_;
-      g.lk_in = {rx_c, static_cast<int>(rx_m), fr_c, static_cast<int>(fr_m)};
-      g.lk_cu = fc_out_.size() > n_fc;
+      g.lk_note(cycle_, rx_c, rx_m, fr_c, fr_m, fc_out_.size() > n_fc);
 #endif
     }
   }

@@ -276,7 +276,6 @@ void FlitSystem::run_xpu(unsigned a, uint64_t e1) {
   for (uint64_t x = next(); x < e1; x = next()) {
     floor_ = x;
     cycle_ = x;
-    ++loop_edges_;
     do {
       if (sched_[g] == x) {
         sched_[g] = kNever;
@@ -298,7 +297,6 @@ void FlitSystem::run_xpu(unsigned a, uint64_t e1) {
 
 void FlitSystem::edge(uint64_t x) {
   cycle_ = x;
-  ++loop_edges_;
   // Profile: NIC advance() time (tx) and wires (net) are timed where they run; the rest of the edge
   // (generators, XPU interfaces, sinks and scoreboard, NIC output handling, the calendar) is xpu.
   const double e0 = profiling_ ? now_s() : 0, tx0 = prof_.tx, net0 = prof_.net;

@@ -40,7 +40,6 @@ class FlitSystem : public SystemBase {
   uint64_t issued() const;
   LinkFigures link_figures() const;
   uint64_t nic_events() const;  ///< edges the NICs processed (cost measure)
-  uint64_t loop_edges() const { return loop_edges_; }  ///< SUE edges the loop visited
   // What the summary asks of either engine: this one has no RTL, no lockstep and no LLR partners.
   std::optional<Mismatch> mismatch() const { return std::nullopt; }
   std::string model_assertion() const { return ""; }
@@ -89,7 +88,6 @@ class FlitSystem : public SystemBase {
   };
   std::vector<HeldCredit> held_cu_;
   size_t slot_base_[3] = {0, 0, 0};  // first slot of generators, XPU interfaces, NICs
-  uint64_t loop_edges_ = 0;
   uint64_t done_edge_ = 0;   // the NIC side has run every edge before this one
   uint64_t sync_edges_ = 0;  // SUE edges per synchronous window (0: run_lockstep)
   bool window_open_ = false;
