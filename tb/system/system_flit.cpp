@@ -111,17 +111,19 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
   slot_base_[kDrv] = N;
   slot_base_[kNic] = N + nics_.size();
   sched_.assign(N + 2 * nics_.size(), kNever);
-  words_ = (sched_.size() + 63) / 64;
-  ring_bits_.assign(kRing * words_, 0);
-  ring_cnt_.assign(kRing, 0);
-  for (unsigned a = 0; a < N; ++a) schedule(kGen, a, cfg_.reset_cycles);
   // The lookahead of the synchronous windows (run_windows): the shortest way from one side to the
   // other, NIC TX + cable or cable + NIC RX, less a picosecond for the rounding to SUE edges.
   if (!cfg_.flit_lockstep) {
     const core::Ps look = std::min(nic_tx_ + cable_, cable_ + nic_rx_) - 1;
     sync_edges_ = look > 0 ? static_cast<uint64_t>(look / cfg_.clock_ps) : 0;
   }
-  use_ring_ = !(sync_edges_ && !sw_.empty());  // run_to's choice of loop
+  use_ring_ = !(sync_edges_ && !sw_.empty());  // the windows need no calendar (run_to)
+  if (use_ring_) {
+    words_ = (sched_.size() + 63) / 64;
+    ring_bits_.assign(kRing * words_, 0);
+    ring_cnt_.assign(kRing, 0);
+  }
+  for (unsigned a = 0; a < N; ++a) schedule(kGen, a, cfg_.reset_cycles);
 }
 
 FlitSystem::~FlitSystem() = default;
@@ -188,13 +190,14 @@ void FlitSystem::run_to(uint64_t c) {
     if (cycle_ < cfg_.warmup_cycles) run_to(cfg_.warmup_cycles);
     open_window();
   }
-  if (sync_edges_ && !sw_.empty())
-    run_windows(c);
-  else
+  if (use_ring_) {
     run_lockstep(c);
+  } else {
+    run_windows(c);
+  }
   cycle_ = std::max(cycle_, c);
   done_edge_ = std::max(done_edge_, c);
-  advance_ring(c);
+  if (use_ring_) advance_ring(c);
 }
 
 // Switch edges strictly before each SUE edge that has events, then that edge (both clocks on one
