@@ -1515,6 +1515,15 @@ uint64_t Switch::in_flight() const {
   return n;
 }
 
+std::vector<Packet> Switch::held() const {
+  std::vector<bool> free(pool_.size(), false);
+  for (int32_t si : free_slots_) free[static_cast<size_t>(si)] = true;
+  std::vector<Packet> r;
+  for (size_t si = 0; si < pool_.size(); ++si)
+    if (!free[si]) r.push_back(pool_[si].p);
+  return r;
+}
+
 Summary Switch::summary() const {
   Summary m;
   m.window = now_ - stats_start_;

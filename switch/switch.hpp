@@ -260,6 +260,9 @@ class Switch {
   uint64_t shared_size_cells() const { return shared_size_; }
   uint64_t queued_packets() const;  ///< admitted, not yet scheduled (all ports)
   uint64_t in_flight() const;       ///< in ingress pipeline, buffered, or not yet out
+  /// The packets injected and neither departed nor dropped yet (in_flight() of them), in pool order:
+  /// what a switch that fails loses (tb/system's fail_plane).
+  std::vector<Packet> held() const;
   uint32_t egress_avail_credits(unsigned port, unsigned cls) const { return tx_avail_[port * C_ + cls]; }
   bool upstream_xoff(unsigned port, unsigned cls) const;
   const Params& params() const { return p_; }

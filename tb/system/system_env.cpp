@@ -50,6 +50,9 @@ std::string SysConfig::flit_refusal() const {
     return "setting 'nic'=flit with rtl blocks: the flit NIC model has no RTL (allowed: rtl=none, or nic=cycle)";
   if (llr)
     return "setting 'nic'=flit with llr=true: the flit NIC model has no LLR partner (allowed: llr=false, or nic=cycle)";
+  if (fail_plane >= 0)
+    return "setting 'nic'=flit with fail_plane: the flit NIC model has no failover (allowed: fail_plane=none, or "
+           "nic=cycle)";
   if (tp.lite())
     return "setting 'nic'=flit with sue_config=lite: the flit NIC model does not model SUE Lite (allowed: s1|s2|s4, or "
            "nic=cycle)";
@@ -355,19 +358,20 @@ void SystemBase::build_common() {
   fig_.ar_steps = cfg_.pattern == Pattern::allreduce ? 2 * (N - 1) : 0;
   fig_.nic_credit_stall.assign(kClasses, 0);
   fig_.plane_bytes_win.assign(cfg_.planes(), 0);
+  plane_dead_.assign(cfg_.planes(), 0);
 }
 
 bool SystemBase::net_idle() const {
   if (traffic_ || live_frames_ || sb_.outstanding()) return false;
-  for (const auto& s : sw_)
-    if (s->in_flight()) return false;
+  for (size_t pl = 0; pl < sw_.size(); ++pl)
+    if (!plane_dead_[pl] && sw_[pl]->in_flight()) return false;
   return true;
 }
 
 std::string SystemBase::net_busy() const {
   if (sb_.outstanding()) return fmt::format("{} commands not delivered", sb_.outstanding());
   for (size_t pl = 0; pl < sw_.size(); ++pl)
-    if (sw_[pl]->in_flight()) return fmt::format("switch of plane {} holds {} packets", pl, sw_[pl]->in_flight());
+    if (!plane_dead_[pl] && sw_[pl]->in_flight()) return fmt::format("switch of plane {} holds {} packets", pl, sw_[pl]->in_flight());
   return "";
 }
 
@@ -973,7 +977,11 @@ void System::check_frame(const Frame& fr, unsigned src) {
     if (f.rh.partition != cfg_.partition) fail(fmt::format("RH partition {}", f.rh.partition));
     if (f.cmds.empty()) {
       ++fig_.ack_frames;
-      if (f.rh.rsvd) fail(fmt::format("an empty PDU with rsvd={} (no failover in this testbench)", f.rh.rsvd));
+      // A failover frame (FO-REQ op 0, FO-ACK op 1: rsvd = 8 | the dead port) only about the failed plane's port.
+      const int fo = cfg_.fail_plane >= 0 ? static_cast<int>(8u | static_cast<unsigned>(cfg_.fail_plane) % cfg_.ports()) : -1;
+      if (f.rh.rsvd && !(f.rh.rsvd == fo && static_cast<unsigned>(f.rh.op) <= 1))
+        fail(fmt::format("an empty PDU with rsvd={} op {} (allowed: 0{})", f.rh.rsvd, static_cast<unsigned>(f.rh.op),
+                         fo < 0 ? " without fail_plane" : fmt::format(", or {} with op 0|1 for the failed port", fo)));
       return;
     }
   }
@@ -1122,11 +1130,13 @@ void System::cycle() {
     acc += t1 - t0;
     t0 = t1;
   };
+  if (cfg_.fail_plane >= 0 && cycle_ == cfg_.fail_cycle) fail_plane(static_cast<unsigned>(cfg_.fail_plane));
   // Switch edges before this SUE edge (both clocks on one picosecond time line).
   if (!sw_.empty())
-    while (sw_[0]->now() < t) {
-      const core::Ps T = sw_[0]->now();
-      for (unsigned pl = 0; pl < sw_.size(); ++pl) switch_tick(pl);
+    while (sw_[clock_plane_]->now() < t) {
+      const core::Ps T = sw_[clock_plane_]->now();
+      for (unsigned pl = 0; pl < sw_.size(); ++pl)
+        if (!plane_dead_[pl]) switch_tick(pl);
       if (waves_ && !llr_rtl_.empty()) dump(T);  // RTL LLR partners: after their edge at T
     }
   lap(prof_.sw);
@@ -1154,6 +1164,10 @@ void System::cycle() {
     ri.rx_credit = 0;
     for (unsigned p = 0; p < P; ++p) {
       Port& pt = n.ports[p];
+      if (!((n.ti.port_up >> p) & 1u)) {  // a dead port (fail_plane): its MAC takes and presents nothing
+        ri.mac[p].valid = false;
+        continue;
+      }
       pt.bucket = std::min(pt.bucket + bytes_per_cycle_, static_cast<double>(kBeatBytes));
       pt.ready = pt.bucket > 0 && (!pt.llr || pt.llr->queued(sw::LlrLink::A) < 2);  // LLR: its MAC TX FIFO
       if (pt.ready) ti.mac_tx_ready |= 1u << p;
@@ -1239,6 +1253,48 @@ void System::cycle() {
     if (all) fig_.ar_done_cycle = cycle_ + 1;
   }
   ++cycle_;
+}
+
+// The switch of plane pl fails with every link to it (docs/system.md "Plane failure"): what it holds,
+// what its wires carry and the frames half through a MAC of its ports are lost; its port of every
+// NIC goes down (port_up), so sue_tx and sue_rx declare it dead and SUE fails over to the other
+// ports of the instance. The switch is no longer ticked.
+void System::fail_plane(unsigned pl) {
+  if (pl >= sw_.size() || plane_dead_[pl]) return;
+  plane_dead_[pl] = 1;
+  for (unsigned k = 0; k < sw_.size(); ++k)
+    if (!plane_dead_[k]) {
+      clock_plane_ = k;
+      break;
+    }
+  // In the switch, or on a wire into it (injected with their arrival time).
+  for (const sw::Packet& pk : sw_[pl]->held()) {
+    ++fig_.lost_with_plane;
+    release_frame(static_cast<uint32_t>(pk.id));
+  }
+  const unsigned M = cfg_.instances, P = cfg_.ports(), m = pl / P, p = pl % P;
+  for (unsigned a = 0; a < cfg_.xpus; ++a) {
+    Nic& n = *nics_[static_cast<size_t>(a) * M + m];
+    n.ti.port_up &= ~(1u << p);
+    n.ri.port_up &= ~(1u << p);
+    Port& pt = n.ports[p];
+    if (pt.in_frame) {  // half through the NIC MAC
+      ++fig_.lost_with_plane;
+      release_frame(pt.cur);
+      pt.in_frame = false;
+    }
+    pt.ready = false;
+    pt.consume = false;
+    pt.cu.clear();
+    // Out of the switch, on the wire to the NIC or being presented to sue_rx: never taken now.
+    for (const Port::In& r : pt.in) {
+      ++fig_.lost_with_plane;
+      pt.rx_occ[frames_[r.f].vc] -= cells(static_cast<uint32_t>(frames_[r.f].bytes.size()));
+      release_frame(r.f);
+    }
+    pt.in.clear();
+    pt.next = 0;
+  }
 }
 
 void System::stop_traffic() { close_window(nics_); }
@@ -1369,7 +1425,9 @@ std::string System::nic_errors() const {
     const auto& r = n.ro->cnt;
     // Without LLR a wire fault shows as a bad FCS at the receiving MAC (drop_mac): allowed, and counted.
     const uint64_t mac = cfg_.faults.any() && !cfg_.llr ? 0 : r[R::drop_mac];
-    if (mac || r[R::drop_malformed] || r[R::drop_rcrc] || r[R::drop_hdr] || r[R::drop_dead] || r[R::stray_beats])
+    // A frame half through sue_rx when its port goes down is dropped as dead (fail_plane).
+    const uint64_t dead = cfg_.fail_plane >= 0 ? 0 : r[R::drop_dead];
+    if (mac || r[R::drop_malformed] || r[R::drop_rcrc] || r[R::drop_hdr] || dead || r[R::stray_beats])
       return fmt::format("{} sue_rx dropped frames {}: mac {} malformed {} rcrc {} hdr {} dead {} stray beats {}", who,
                          cfg_.faults.any() ? (cfg_.llr ? "that the LLR should have repaired" : "that the wire faults do not explain")
                                            : "without faults", r[R::drop_mac], r[R::drop_malformed], r[R::drop_rcrc], r[R::drop_hdr], r[R::drop_dead],

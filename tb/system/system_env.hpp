@@ -114,6 +114,8 @@ struct SysConfig {
   // links (planes: NIC port <-> switch port; mesh: NIC port <-> NIC port)
   bool llr = false;           ///< planes: link layer retry on every NIC <-> switch link, both directions (sw::LlrLink)
   lnk::FaultConfig faults;    ///< every wire, both directions, each its own random stream
+  int fail_plane = -1;        ///< planes: the plane whose switch fails, with every link to it (-1: none) ...
+  uint64_t fail_cycle = 0;    ///< ... at the start of this SUE cycle (docs/system.md "Plane failure")
   std::string llr_variant = "l20";  ///< the compiled LLR RTL variant (rtl/llr/CMakeLists.txt) of every partner
   llr::Params llr_params;     ///< both partners of every LLR link (the compiled RTL variant's parameters)
   llr::Cfg llr_cfg;
@@ -290,6 +292,8 @@ class SystemBase {
     std::vector<core::Ps> nic_credit_stall;   ///< per class: NIC port time with its gate closed (after reset)
     uint64_t win_start = 0, win_end = 0;      ///< SUE cycles of the measurement window
     uint64_t ar_done_cycle = 0;               ///< allreduce: cycle every XPU finished (0: not yet)
+    /// fail_plane: frames lost with the failed plane (held by its switch, on its wires, in a MAC of a dead port)
+    uint64_t lost_with_plane = 0;
     /// Frames that reached the switch model after their head was due in its ingress pipeline (the
     /// MAC learns a frame's length at its last beat): count and the largest delay, ps.
     uint64_t late_frames = 0;
@@ -443,6 +447,7 @@ class SystemBase {
   uint32_t mtu_bytes_ = 0, mtu_cells_ = 0;
   double tokens_per_cycle_ = 0;  // per XPU
   core::Ps cable_, nic_tx_, nic_rx_;
+  std::vector<uint8_t> plane_dead_;  // per plane: its switch failed (fail_plane); no longer ticked
   bool profiling_ = false;
   Profile prof_;
 };
@@ -517,6 +522,8 @@ class System : public SystemBase {
   void present(Port& pt, core::Ps t, sue::RxBeat& b);
   void rx_taken(Nic& n, unsigned p, core::Ps t);
   void tick_gate(Port& pt, core::Ps t);
+  void fail_plane(unsigned pl);
+  unsigned clock_plane_ = 0;  // a live plane: its switch's time paces the others (they share the clock)
 };
 
 }  // namespace tb::system_tb

@@ -98,6 +98,10 @@ void declare(core::Schema& s) {
             "2^(SeqBits-1)-1) of llr_variant)");
   s.add_int("llr_replay_timer", 1000, 1, (1 << 20) - 1,
             "LLR switch-clock cycles without ACK progress before a replay (cfg_replay_timer_i)");
+  s.add_text("fail_plane", "none", "none|[0-9]{1,4}@[0-9]{1,12}", "none|P@cycle (e.g. 1@3000)",
+             "the switch of plane P fails at the start of SUE cycle `cycle`, with every link to it: what it and its "
+             "wires hold is lost, and port P mod ports of every XPU's instance P / ports goes down (port_up), so SUE "
+             "fails over to the instance's other ports (topology=planes, mode=unordered, nic=cycle, llr=false)");
   s.add_choice("nic", "cycle", {"cycle", "flit"},
                "NIC model: cycle (sue_tx + sue_rx, the cycle-exact C++ twins, ticked every SUE cycle, or RTL) or flit "
                "(sue::Nic: frame granularity, event-driven, for fabric-scale runs; docs/system.md \"The flit NIC model\")");
@@ -314,6 +318,37 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
     throw core::UsageError(fmt::format("setting 'nic_buf_cells'={} is below one largest frame (allowed: {}..32767)",
                                        c.nic_buf_cells, frame_cells));
   c.flit = s.s("nic") == "flit";
+  if (const std::string fp = s.s("fail_plane"); fp != "none") {
+    if (c.flit)
+      throw core::UsageError(fmt::format("setting 'fail_plane'={} with nic=flit: the flit NIC model has no failover "
+                                         "(allowed: none with nic=flit, or nic=cycle)", fp));
+    const size_t at = fp.find('@');
+    const unsigned long pl = std::stoul(fp.substr(0, at));
+    const uint64_t cyc = std::stoull(fp.substr(at + 1));
+    if (c.topology != Topology::planes)
+      throw core::UsageError(fmt::format("setting 'fail_plane'={} with topology=mesh: there are no planes (allowed: none, or "
+                                         "topology=planes)", fp));
+    if (pl >= c.planes())
+      throw core::UsageError(fmt::format("setting 'fail_plane'={} names plane {} but there are {} planes (allowed: 0..{})",
+                                         fp, pl, c.planes(), c.planes() - 1));
+    if (c.strict)
+      throw core::UsageError(fmt::format("setting 'fail_plane'={} needs mode=unordered (failover is tested in unordered mode "
+                                         "only, as sue_system's fail_port; allowed: none with mode=strict)", fp));
+    if (c.tp.lite())
+      throw core::UsageError(fmt::format("setting 'fail_plane'={}: SUE Lite has no failover (allowed: none with "
+                                         "sue_config=lite)", fp));
+    if (c.tp.num_ports < 2)
+      throw core::UsageError(fmt::format("setting 'fail_plane'={} needs a second port in the instance to fail over to, "
+                                         "sue_config={} has one (allowed: none, or sue_config=s2|s4)", fp, c.variant));
+    if (c.llr)
+      throw core::UsageError(fmt::format("setting 'fail_plane'={} with llr=true: the LLR links of a failed plane are not "
+                                         "modelled (allowed: none with llr=true, or llr=false)", fp));
+    if (cyc < c.reset_cycles)
+      throw core::UsageError(fmt::format("setting 'fail_plane'={}: the cycle is inside reset (allowed: cycle >= {})", fp,
+                                         c.reset_cycles));
+    c.fail_plane = static_cast<int>(pl);
+    c.fail_cycle = cyc;
+  }
   if (c.flit)
     if (std::string e = c.flit_refusal(); !e.empty()) throw core::UsageError(e);
   // The pairs must fit the peer tables (throws the one line).
@@ -697,6 +732,21 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
                      sys.tx_sum(T::ack_only), sys.tx_sum(T::ack_sent), sys.tx_sum(T::nack_sent), sys.tx_sum(T::gbn),
                      sys.tx_sum(T::rto), sys.tx_sum(T::pdus_rtx), sys.rx_sum(lite ? R::lite_ok : R::pdus_ok),
                      sys.rx_sum(R::drop_psn), sys.rx_sum(R::drop_dup));
+  if (c.fail_plane >= 0) {
+    const unsigned fpl = static_cast<unsigned>(c.fail_plane);
+    out += fmt::format("Plane failure: the switch of plane {} (port {} of instance {} of every XPU) and its links failed at "
+                       "cycle {} ({}): {} frames lost with it; SUE failover: {} FO-REQ sent, {} FO-ACK sent, {} FO-ACK "
+                       "received, {} failover frames received, {} PDUs migrated to the live ports; {} frames sue_rx dropped on the "
+                       "dead ports\n",
+                       fpl, fpl % P, fpl / P, c.fail_cycle, core::format_time(static_cast<core::Ps>(c.fail_cycle) * c.clock_ps),
+                       f.lost_with_plane, sys.tx_sum(T::fo_req_sent), sys.tx_sum(T::fo_ack_sent),
+                       sys.tx_sum(T::fo_ack_rcvd), sys.rx_sum(R::fo_frames), sys.tx_sum(T::pdus_mig),
+                       sys.rx_sum(R::drop_dead));
+    j["fail_plane"] = {{"plane", fpl}, {"cycle", c.fail_cycle}, {"frames_lost", f.lost_with_plane},
+                       {"fo_req_sent", sys.tx_sum(T::fo_req_sent)}, {"fo_ack_sent", sys.tx_sum(T::fo_ack_sent)},
+                       {"fo_ack_rcvd", sys.tx_sum(T::fo_ack_rcvd)}, {"fo_frames_rcvd", sys.rx_sum(R::fo_frames)},
+                       {"pdus_migrated", sys.tx_sum(T::pdus_mig)}, {"rx_drop_dead", sys.rx_sum(R::drop_dead)}};
+  }
   nlohmann::json jlinks;
   if (c.llr || faulty) {
     const LinkFigures lf = sys.link_figures();

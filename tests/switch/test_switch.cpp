@@ -2,6 +2,7 @@
 // Every expectation is a concrete number derived from the parameters.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -194,6 +195,44 @@ TEST(SwitchLatency, UnroutedPacketIsDroppedAndCounted) {
   s.run_until(200 * kNs);
   EXPECT_EQ(s.stats(2, 0).drops_no_route, 1u);
   EXPECT_EQ(s.lossless_drops(), 0u);
+}
+
+// held(): exactly the packets injected and neither departed nor dropped, at every edge of a 6:1
+// incast that queues dozens of them (what tb/system loses with a failed plane).
+TEST(SwitchLatency, HeldIsWhatWasInjectedAndIsNotOutOrDropped) {
+  Params p;
+  p.fc = FlowControl::pfc;  // no downstream credits to hand back: nothing pauses the egress
+  Switch s(p);
+  for (uint32_t x = 0; x < 8; ++x) s.set_route(x, x);
+  std::set<uint64_t> live;
+  uint64_t id = 0;
+  const Ps gap = static_cast<Ps>((1024 + p.overhead_bytes) * 8000 / p.port_gbps) + 1;
+  for (unsigned port = 1; port <= 6; ++port)
+    for (unsigned k = 0; k < 20; ++k) {
+      Packet pk;
+      pk.id = ++id;
+      pk.dst_xpu = k == 7 && port == 3 ? 9 : 0;  // one without a route: dropped
+      pk.bytes = 1024;
+      pk.t_in = k * gap;
+      s.inject(port, pk);
+      live.insert(pk.id);
+    }
+  size_t most = 0;
+  uint64_t dropped = 0;
+  while (!live.empty() && s.now() < 100000 * kNs) {
+    s.tick();
+    for (const Packet& d : s.departures()) EXPECT_EQ(live.erase(d.id), 1u) << d.id;
+    for (const auto& d : s.drops()) dropped += live.erase(d.first.id);
+    std::set<uint64_t> held;
+    for (const Packet& h : s.held()) EXPECT_TRUE(held.insert(h.id).second) << h.id;
+    ASSERT_EQ(held, live) << "at " << s.now();
+    ASSERT_EQ(s.in_flight(), live.size());
+    most = std::max(most, live.size());
+  }
+  EXPECT_TRUE(live.empty());
+  EXPECT_TRUE(s.held().empty());
+  EXPECT_EQ(dropped, 1u);
+  EXPECT_GT(most, 50u);
 }
 
 // A route hook may pick the egress class (output VC, as the Dragonfly's PAR-6/2 does):

@@ -13,30 +13,12 @@
 #include <vector>
 
 #include "common/gtkw_check.hpp"
-#include "common/testbench.hpp"
-#include "core/settings.hpp"
+#include "system/system_run.hpp"
 
 namespace {
 
-tb::RunConfig config(uint64_t seed, uint64_t cycles, const std::vector<std::string>& sets) {
-  const tb::Testbench* t = tb::find_testbench("system");
-  EXPECT_NE(t, nullptr);
-  tb::RunConfig cfg;
-  cfg.testbench = "system";
-  cfg.seed = seed;
-  cfg.cycles = cycles;
-  cfg.settings = tb::default_settings(*t);
-  for (auto& s : sets) cfg.settings.assign(s);
-  return cfg;
-}
-
-tb::RunResult run(uint64_t seed, uint64_t cycles, const std::vector<std::string>& sets, const std::string& waves = "") {
-  tb::RunConfig cfg = config(seed, cycles, sets);
-  cfg.waves_path = waves;
-  return tb::run_testbench(cfg);
-}
-
-uint64_t u(const tb::RunResult& r, const char* a, const char* b) { return r.json[a][b].get<uint64_t>(); }
+using system_test::run;
+using system_test::u;
 
 // The scoreboard clean (exactly once, in order), drained; no switch drop, no CBFC or frame error;
 // every command sue_tx took left a sue_rx. Holds with lossy links too (SUE or LLR recovers).
@@ -374,6 +356,60 @@ TEST(System, BadSettingsAreOneLine) {
   bad({"drop_prob=-0.1"}, "'drop_prob'");
   bad({"ctl_drop_prob=0.01"}, "'ctl_drop_prob'=0.01 needs llr=true");
   bad({"llr=true", "topology=mesh", "xpus=6", "instances=5"}, "'llr'=true with topology=mesh");
+  // fail_plane: only where SUE failover and the testbench model it.
+  bad({"fail_plane=1@3000"}, "'fail_plane'=1@3000 needs mode=unordered");
+  bad({"fail_plane=4@3000", "mode=unordered"}, "names plane 4 but there are 4 planes");
+  bad({"fail_plane=0@3000", "mode=unordered", "sue_config=s1"}, "needs a second port");
+  bad({"fail_plane=0@3000", "mode=unordered", "sue_config=lite"}, "SUE Lite has no failover");
+  bad({"fail_plane=0@3000", "mode=unordered", "llr=true"}, "with llr=true");
+  bad({"fail_plane=0@3000", "mode=unordered", "nic=flit"}, "with nic=flit");
+  bad({"fail_plane=0@3000", "mode=unordered", "topology=mesh", "xpus=6", "instances=5"}, "with topology=mesh");
+  bad({"fail_plane=0@2", "mode=unordered"}, "inside reset");
+  bad({"fail_plane=0@"}, "'fail_plane'");
+}
+
+// A plane fails under load (docs/system.md "Plane failure"): its switch and every link to it die
+// at cycle 3000, with what they hold; every NIC's port on it goes down and SUE fails over to the
+// other three ports (FO-REQ / FO-ACK per connection, unacknowledged PDUs migrated). Every command
+// is still delivered exactly once (reads answered), nothing is left in the dead plane, and the
+// measurement window after the failure sees no byte on that plane and traffic on the others.
+TEST(SystemFailover, PlaneFailsUnderLoad) {
+  auto r = run(3, 6000, {"xpus=8", "mode=unordered", "load=0.8", "read_ratio=0.5", "fail_plane=1@3000",
+                         "warmup_cycles=3500"});
+  expect_clean(r, 4000);
+  const auto& fp = r.json["fail_plane"];
+  EXPECT_EQ(fp["plane"].get<unsigned>(), 1u);
+  EXPECT_GT(fp["frames_lost"].get<uint64_t>(), 50u);  // it was carrying a quarter of the load
+  EXPECT_GT(fp["fo_req_sent"].get<uint64_t>(), 20u);
+  EXPECT_EQ(fp["fo_ack_rcvd"].get<uint64_t>(), fp["fo_req_sent"].get<uint64_t>());
+  EXPECT_EQ(fp["fo_ack_sent"].get<uint64_t>(), fp["fo_req_sent"].get<uint64_t>());
+  EXPECT_GT(u(r, "tx", "pdus_mig"), 0u);
+  EXPECT_EQ(u(r, "commands", "responses"), u(r, "commands", "reads"));
+  const auto& pg = r.json["plane_gbps"];
+  EXPECT_EQ(pg[1].get<double>(), 0.0);
+  for (unsigned k : {0u, 2u, 3u}) EXPECT_GT(pg[k].get<double>(), 200.0) << k;
+  for (unsigned x = 0; x < 8; ++x) EXPECT_GT(received(r, x), 100.0) << x;
+}
+
+// The same with XPU 0's sue_tx and sue_rx as RTL in lockstep with their models: the RTL sees its
+// port go down, runs the failover protocol and agrees with the model every cycle.
+TEST(SystemFailover, RtlInLockstepFailsOver) {
+  auto r = run(5, 5000, {"xpus=4", "mode=unordered", "load=0.7", "fail_plane=2@2500", "rtl=x0.tx,x0.rx"});
+  expect_clean(r, 1000);
+  EXPECT_GT(r.json["fail_plane"]["frames_lost"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["fail_plane"]["fo_req_sent"].get<uint64_t>(), 0u);
+  EXPECT_NE(r.summary.find("sue_tx rtl s4 + lockstep model"), std::string::npos);
+}
+
+// Two instances of 2 x 400G: plane 3 is port 1 of instance 1; instance 0 keeps both its planes.
+TEST(SystemFailover, SecondInstancePlane) {
+  auto r = run(7, 5000, {"xpus=6", "instances=2", "sue_config=s2", "port_gbps=400", "mode=unordered", "load=0.7",
+                         "fail_plane=3@2000", "warmup_cycles=2500"});
+  expect_clean(r, 1000);
+  EXPECT_NE(r.summary.find("port 1 of instance 1 of every XPU"), std::string::npos);
+  const auto& pg = r.json["plane_gbps"];
+  EXPECT_EQ(pg[3].get<double>(), 0.0);
+  for (unsigned k : {0u, 1u, 2u}) EXPECT_GT(pg[k].get<double>(), 100.0) << k;
 }
 
 }  // namespace

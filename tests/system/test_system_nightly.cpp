@@ -1,0 +1,65 @@
+// Long seeded sweeps of the `system` testbench (label nightly, docs/system.md "Test plan"): a plane
+// fails under load at a random cycle, on random planes, with and without lossy wires, over three
+// fabric shapes. Every run must end with every command delivered exactly once, byte-exact, every
+// read answered, the run drained (nothing left in the dead plane), no switch drop, no CBFC or frame
+// error, and the failover protocol run (FO-REQs answered by FO-ACKs).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "system/system_run.hpp"
+
+namespace {
+
+using system_test::run;
+using system_test::u;
+
+struct Shape {
+  const char* name;
+  std::vector<std::string> sets;
+  unsigned planes;
+};
+
+const std::vector<Shape> kShapes = {
+    {"x8_s4", {"xpus=8"}, 4},
+    {"x16_2xs2", {"xpus=16", "instances=2", "sue_config=s2", "port_gbps=400"}, 4},
+    {"x64_s4", {"xpus=64"}, 4},
+};
+
+// (shape, seed): the plane, the failure cycle and the wire drops drawn from the seed.
+class SystemFailoverSweep : public testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(SystemFailoverSweep, ExactlyOnce) {
+  const Shape& sh = kShapes[static_cast<size_t>(std::get<0>(GetParam()))];
+  const uint64_t seed = 9100 + static_cast<uint64_t>(std::get<1>(GetParam()));
+  core::Rng rng(seed, "nightly.failover");
+  const unsigned plane = static_cast<unsigned>(rng.uniform(0, sh.planes - 1));
+  const uint64_t at = 500 + rng.uniform(0, 7000);
+  const bool lossy = rng.uniform(0, 1) == 1;
+  std::vector<std::string> sets = sh.sets;
+  for (std::string s : {"mode=unordered", "load=0.8", "read_ratio=0.4"}) sets.push_back(s);
+  sets.push_back("fail_plane=" + std::to_string(plane) + "@" + std::to_string(at));
+  if (lossy) sets.push_back("drop_prob=0.0005");
+  std::string what = std::string(sh.name) + " seed " + std::to_string(seed);
+  for (auto& s : sets) what += " " + s;
+  auto r = run(seed, 8000, sets);
+  ASSERT_TRUE(r.pass) << what << "\n" << (r.failures.empty() ? "" : r.failures.front()) << "\n" << r.summary;
+  for (const char* k : {"lost", "duplicated", "corrupted", "reordered", "unexpected"}) EXPECT_EQ(u(r, "scoreboard", k), 0u) << k;
+  EXPECT_EQ(u(r, "scoreboard", "matched"), u(r, "scoreboard", "expected")) << what;
+  EXPECT_TRUE(r.json["drained"].get<bool>()) << what;
+  EXPECT_EQ(u(r, "commands", "responses"), u(r, "commands", "reads")) << what;
+  EXPECT_EQ(u(r, "drops", "lossless"), 0u) << what;
+  EXPECT_EQ(r.json["cbfc_errors"].get<uint64_t>(), 0u) << what;
+  EXPECT_EQ(u(r, "frames", "decode_errors"), 0u) << what;
+  const auto& fp = r.json["fail_plane"];
+  EXPECT_GT(fp["fo_req_sent"].get<uint64_t>(), 0u) << what;
+  EXPECT_GT(fp["fo_ack_rcvd"].get<uint64_t>(), 0u) << what;
+  EXPECT_GE(fp["fo_req_sent"].get<uint64_t>(), fp["fo_ack_rcvd"].get<uint64_t>()) << what;  // a lost one is asked again
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, SystemFailoverSweep, testing::Combine(testing::Range(0, 3), testing::Range(0, 8)));
+
+}  // namespace
