@@ -220,6 +220,14 @@ void LlrLink::edge(Ps T) {
   }
 }
 
+std::vector<Packet> LlrLink::held(Side from) const {
+  std::vector<Packet> r(q_[from].begin(), q_[from].end());
+  const size_t n = r.size();
+  for (const auto& kv : held_[from]) r.push_back(kv.second.p);
+  std::sort(r.begin() + static_cast<std::ptrdiff_t>(n), r.end(), [](const Packet& x, const Packet& y) { return x.id < y.id; });
+  return r;
+}
+
 LinkStats LlrLink::stats(Side from) const {
   LinkStats r = st_[from];
   if (inj_[from]) r.dropped_frames = inj_[from]->stats().frames_dropped - dropped0_[from];

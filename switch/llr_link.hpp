@@ -128,6 +128,9 @@ class LlrLink {
   bool up() const { return out_[A].tx_state == llr::kAdvance && out_[B].tx_state == llr::kAdvance; }
   /// Packets in flight or held anywhere in the link (FIFOs, replay buffers, wires).
   size_t in_flight() const { return q_[A].size() + q_[B].size() + held_[A].size() + held_[B].size(); }
+  /// Those packets sent by side `from` (its MAC TX FIFO, then what its TX holds, by id): what a link that
+  /// fails loses (tb/system's fail_plane).
+  std::vector<Packet> held(Side from) const;
   const LlrEngine& engine(Side s) const { return *m_[s]; }
   const llr::Out& outputs(Side s) const { return out_[s]; }
 

@@ -1256,7 +1256,7 @@ void System::cycle() {
 }
 
 // The switch of plane pl fails with every link to it (docs/system.md "Plane failure"): what it holds,
-// what its wires carry and the frames half through a MAC of its ports are lost; its port of every
+// what its wires (and LLR links) carry and the frames half through a MAC of its ports are lost; its port of every
 // NIC goes down (port_up), so sue_tx and sue_rx declare it dead and SUE fails over to the other
 // ports of the instance. The switch is no longer ticked.
 void System::fail_plane(unsigned pl) {
@@ -1286,6 +1286,17 @@ void System::fail_plane(unsigned pl) {
     pt.ready = false;
     pt.consume = false;
     pt.cu.clear();
+    if (pt.llr) {  // the link's MAC TX FIFOs, replay buffers and wires (the link is no longer clocked)
+      for (const sw::Packet& pk : pt.llr->held(sw::LlrLink::A)) {
+        ++fig_.lost_with_plane;
+        release_frame(static_cast<uint32_t>(pk.id));
+      }
+      for (const sw::Packet& pk : pt.llr->held(sw::LlrLink::B)) {  // already in the NIC buffer's count
+        ++fig_.lost_with_plane;
+        pt.rx_occ[pk.cls] -= cells(pk.bytes);
+        release_frame(static_cast<uint32_t>(pk.id));
+      }
+    }
     // Out of the switch, on the wire to the NIC or being presented to sue_rx: never taken now.
     for (const Port::In& r : pt.in) {
       ++fig_.lost_with_plane;
@@ -1334,7 +1345,7 @@ std::string System::busy_reason() const {
   if (std::string r = net_busy(); !r.empty()) return r;
   for (const auto& np : nics_)
     for (const Port& pt : np->ports)
-      if (pt.llr && pt.llr->in_flight())
+      if (pt.llr && pt.llr->in_flight() && !plane_dead_[static_cast<size_t>(pt.plane)])
         return fmt::format("the LLR link of XPU {} on plane {} holds {} frames", pt.xpu, pt.plane, pt.llr->in_flight());
   if (live_frames_) return fmt::format("{} frames in the network", live_frames_);
   return "";

@@ -101,7 +101,7 @@ void declare(core::Schema& s) {
   s.add_text("fail_plane", "none", "none|[0-9]{1,4}@[0-9]{1,12}", "none|P@cycle (e.g. 1@3000)",
              "the switch of plane P fails at the start of SUE cycle `cycle`, with every link to it: what it and its "
              "wires hold is lost, and port P mod ports of every XPU's instance P / ports goes down (port_up), so SUE "
-             "fails over to the instance's other ports (topology=planes, mode=unordered, nic=cycle, llr=false)");
+             "fails over to the instance's other ports (topology=planes, mode=unordered, nic=cycle)");
   s.add_choice("nic", "cycle", {"cycle", "flit"},
                "NIC model: cycle (sue_tx + sue_rx, the cycle-exact C++ twins, ticked every SUE cycle, or RTL) or flit "
                "(sue::Nic: frame granularity, event-driven, for fabric-scale runs; docs/system.md \"The flit NIC model\")");
@@ -340,9 +340,6 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
     if (c.tp.num_ports < 2)
       throw core::UsageError(fmt::format("setting 'fail_plane'={} needs a second port in the instance to fail over to, "
                                          "sue_config={} has one (allowed: none, or sue_config=s2|s4)", fp, c.variant));
-    if (c.llr)
-      throw core::UsageError(fmt::format("setting 'fail_plane'={} with llr=true: the LLR links of a failed plane are not "
-                                         "modelled (allowed: none with llr=true, or llr=false)", fp));
     if (cyc < c.reset_cycles)
       throw core::UsageError(fmt::format("setting 'fail_plane'={}: the cycle is inside reset (allowed: cycle >= {})", fp,
                                          c.reset_cycles));

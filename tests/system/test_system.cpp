@@ -361,7 +361,6 @@ TEST(System, BadSettingsAreOneLine) {
   bad({"fail_plane=4@3000", "mode=unordered"}, "names plane 4 but there are 4 planes");
   bad({"fail_plane=0@3000", "mode=unordered", "sue_config=s1"}, "needs a second port");
   bad({"fail_plane=0@3000", "mode=unordered", "sue_config=lite"}, "SUE Lite has no failover");
-  bad({"fail_plane=0@3000", "mode=unordered", "llr=true"}, "with llr=true");
   bad({"fail_plane=0@3000", "mode=unordered", "nic=flit"}, "with nic=flit");
   bad({"fail_plane=0@3000", "mode=unordered", "topology=mesh", "xpus=6", "instances=5"}, "with topology=mesh");
   bad({"fail_plane=0@2", "mode=unordered"}, "inside reset");
@@ -399,6 +398,28 @@ TEST(SystemFailover, RtlInLockstepFailsOver) {
   EXPECT_GT(r.json["fail_plane"]["frames_lost"].get<uint64_t>(), 0u);
   EXPECT_GT(r.json["fail_plane"]["fo_req_sent"].get<uint64_t>(), 0u);
   EXPECT_NE(r.summary.find("sue_tx rtl s4 + lockstep model"), std::string::npos);
+}
+
+// With LLR on every link and frame errors: the failed plane's links die with what their FIFOs,
+// replay buffers and wires hold (the frames toward the NICs leave the NIC buffer counts), the LLR
+// partners on it stop (one of them RTL in lockstep), the others keep repairing below SUE.
+TEST(SystemFailover, WithLlrOnEveryLink) {
+  auto r = run(4, 5000, {"xpus=5", "mode=unordered", "llr=true", "fer=5e-3", "fail_plane=1@2500",
+                         "rtl=sw1.p3.llr,sw0.p3.llr"});
+  expect_delivered(r, 1000);
+  EXPECT_GT(r.json["fail_plane"]["frames_lost"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["fail_plane"]["fo_req_sent"].get<uint64_t>(), 0u);
+  EXPECT_GT(r.json["links"]["replays"].get<uint64_t>(), 0u);
+  EXPECT_EQ(r.json["links"]["frames_lost"].get<uint64_t>(), 0u);  // LLR lost nothing to SUE on the live planes
+  const auto& rtl = r.json["links"]["rtl"];
+  ASSERT_EQ(rtl.size(), 2u);
+  for (const auto& e : rtl) EXPECT_FALSE(e["mismatch"].get<bool>()) << e["name"];
+  // The partner on the dead plane stopped at the failure (2500 SUE cycles = 1562.5 ns of 1 ns edges);
+  // the live one ran to the end.
+  const uint64_t dead = rtl[0]["name"] == "sw1.p3.llr" ? rtl[0]["edges"].get<uint64_t>() : rtl[1]["edges"].get<uint64_t>();
+  const uint64_t live = rtl[0]["name"] == "sw1.p3.llr" ? rtl[1]["edges"].get<uint64_t>() : rtl[0]["edges"].get<uint64_t>();
+  EXPECT_LE(dead, 1564u);
+  EXPECT_GT(live, 3000u);
 }
 
 // Two instances of 2 x 400G: plane 3 is port 1 of instance 1; instance 0 keeps both its planes.
