@@ -101,7 +101,7 @@ void declare(core::Schema& s) {
   s.add_text("fail_plane", "none", "none|[0-9]{1,4}@[0-9]{1,12}", "none|P@cycle (e.g. 1@3000)",
              "the switch of plane P fails at the start of SUE cycle `cycle`, with every link to it: what it and its "
              "wires hold is lost, and port P mod ports of every XPU's instance P / ports goes down (port_up), so SUE "
-             "fails over to the instance's other ports (topology=planes, mode=unordered, nic=cycle)");
+             "fails over to the instance's other ports (topology=planes, nic=cycle)");
   s.add_choice("nic", "cycle", {"cycle", "flit"},
                "NIC model: cycle (sue_tx + sue_rx, the cycle-exact C++ twins, ticked every SUE cycle, or RTL) or flit "
                "(sue::Nic: frame granularity, event-driven, for fabric-scale runs; docs/system.md \"The flit NIC model\")");
@@ -331,9 +331,6 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
     if (pl >= c.planes())
       throw core::UsageError(fmt::format("setting 'fail_plane'={} names plane {} but there are {} planes (allowed: 0..{})",
                                          fp, pl, c.planes(), c.planes() - 1));
-    if (c.strict)
-      throw core::UsageError(fmt::format("setting 'fail_plane'={} needs mode=unordered (failover is tested in unordered mode "
-                                         "only, as sue_system's fail_port; allowed: none with mode=strict)", fp));
     if (c.tp.lite())
       throw core::UsageError(fmt::format("setting 'fail_plane'={}: SUE Lite has no failover (allowed: none with "
                                          "sue_config=lite)", fp));

@@ -1,6 +1,7 @@
 // Long seeded sweeps of the `system` testbench (label nightly, docs/system.md "Test plan"): a plane
-// fails under load at a random cycle, on random planes, with and without lossy wires and LLR, over three
-// fabric shapes. Every run must end with every command delivered exactly once, byte-exact, every
+// fails under load at a random cycle, on random planes, in strict or unordered mode, with and without
+// lossy wires and LLR, over three fabric shapes. Every run must end with every command delivered
+// exactly once, byte-exact (in order per {src, dst, VC} in strict mode), every
 // read answered, the run drained (nothing left in the dead plane), no switch drop, no CBFC or frame
 // error, and the failover protocol run (FO-REQs answered by FO-ACKs).
 #include <gtest/gtest.h>
@@ -38,9 +39,10 @@ TEST_P(SystemFailoverSweep, ExactlyOnce) {
   core::Rng rng(seed, "nightly.failover");
   const unsigned plane = static_cast<unsigned>(rng.uniform(0, sh.planes - 1));
   const uint64_t at = 500 + rng.uniform(0, 7000);
-  const bool lossy = rng.uniform(0, 1) == 1, llr = rng.uniform(0, 1) == 1;
+  const bool lossy = rng.uniform(0, 1) == 1, llr = rng.uniform(0, 1) == 1, strict = rng.uniform(0, 1) == 1;
   std::vector<std::string> sets = sh.sets;
-  for (std::string s : {"mode=unordered", "load=0.8", "read_ratio=0.4"}) sets.push_back(s);
+  for (std::string s : {"load=0.8", "read_ratio=0.4"}) sets.push_back(s);
+  sets.push_back(strict ? "mode=strict" : "mode=unordered");
   sets.push_back("fail_plane=" + std::to_string(plane) + "@" + std::to_string(at));
   if (lossy) sets.push_back(llr ? "fer=0.002" : "drop_prob=0.0005");
   if (llr) sets.push_back("llr=true");
