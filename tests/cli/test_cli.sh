@@ -104,6 +104,12 @@ if "$COSIM" list | grep -q "^ system "; then
   expect_usage "system bad rtl form" "'rtl'.*'x0.dma' is not of an allowed form" -- run system --set rtl=x0.dma
   expect_usage "system bad burst form" "'burst'.*'abc' is not of an allowed form .allowed: none.FIRST.COUNT" -- run system --set burst=abc
   expect_usage "system empty burst" "'burst'=200.0: a burst of 0 frames" -- run system --set burst=200+0
+  expect_usage "system fail_plane form" "'fail_plane'.*'2' is not of an allowed form .allowed: none.P@cycle" -- \
+    run system --set fail_plane=2
+  expect_usage "system fail_plane range" "'fail_plane'=7@100 names plane 7 but there are 4 planes .allowed: 0\.\.3" -- \
+    run system --set fail_plane=7@100
+  expect_usage "system fail_plane one port" "'fail_plane'=0@100 needs a second port" -- \
+    run system --set sue_config=s1 --set fail_plane=0@100
   expect_usage "system peers with rtl" "'peers'=8 with RTL blocks.*allowed: 0 or 4" -- run system --set rtl=x0.tx --set peers=8
   expect_usage "system alltoall too many peers" "'pattern'=alltoall with xpus=40 needs 39 peers" -- \
     run system --set pattern=alltoall --set xpus=40 --set peers=16
