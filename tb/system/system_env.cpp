@@ -50,8 +50,8 @@ std::string SysConfig::flit_refusal() const {
     return "setting 'nic'=flit with rtl blocks: the flit NIC model has no RTL (allowed: rtl=none, or nic=cycle)";
   if (llr)
     return "setting 'nic'=flit with llr=true: the flit NIC model has no LLR partner (allowed: llr=false, or nic=cycle)";
-  if (fail_plane >= 0)
-    return "setting 'nic'=flit with fail_plane: the flit NIC model has no failover (allowed: fail_plane=none, or "
+  if (failing())
+    return "setting 'nic'=flit with fail_plane or fail_link: the flit NIC model has no failover (allowed: none, or "
            "nic=cycle)";
   if (tp.lite())
     return "setting 'nic'=flit with sue_config=lite: the flit NIC model does not model SUE Lite (allowed: s1|s2|s4, or "
@@ -978,10 +978,12 @@ void System::check_frame(const Frame& fr, unsigned src) {
     if (f.cmds.empty()) {
       ++fig_.ack_frames;
       // A failover frame (FO-REQ op 0, FO-ACK op 1: rsvd = 8 | the dead port) only about the failed plane's port.
-      const int fo = cfg_.fail_plane >= 0 ? static_cast<int>(8u | static_cast<unsigned>(cfg_.fail_plane) % cfg_.ports()) : -1;
+      const int fo = cfg_.fail_plane >= 0 ? static_cast<int>(8u | static_cast<unsigned>(cfg_.fail_plane) % cfg_.ports())
+                     : cfg_.fail_xpu >= 0 ? static_cast<int>(8u | cfg_.fail_port)
+                                          : -1;
       if (f.rh.rsvd && !(f.rh.rsvd == fo && static_cast<unsigned>(f.rh.op) <= 1))
         fail(fmt::format("an empty PDU with rsvd={} op {} (allowed: 0{})", f.rh.rsvd, static_cast<unsigned>(f.rh.op),
-                         fo < 0 ? " without fail_plane" : fmt::format(", or {} with op 0|1 for the failed port", fo)));
+                         fo < 0 ? " without a failure" : fmt::format(", or {} with op 0|1 for the failed port", fo)));
       return;
     }
   }
@@ -1130,7 +1132,10 @@ void System::cycle() {
     acc += t1 - t0;
     t0 = t1;
   };
-  if (cfg_.fail_plane >= 0 && cycle_ == cfg_.fail_cycle) fail_plane(static_cast<unsigned>(cfg_.fail_plane));
+  if (cfg_.failing() && cycle_ == cfg_.fail_cycle) {
+    if (cfg_.fail_plane >= 0) fail_plane(static_cast<unsigned>(cfg_.fail_plane));
+    if (cfg_.fail_xpu >= 0) fail_link(static_cast<unsigned>(cfg_.fail_xpu), cfg_.fail_inst, cfg_.fail_port);
+  }
   // Switch edges before this SUE edge (both clocks on one picosecond time line).
   if (!sw_.empty())
     while (sw_[clock_plane_]->now() < t) {
@@ -1256,8 +1261,8 @@ void System::cycle() {
 }
 
 // The switch of plane pl fails with every link to it (docs/system.md "Plane failure"): what it holds,
-// what its wires (and LLR links) carry and the frames half through a MAC of its ports are lost; its port of every
-// NIC goes down (port_up), so sue_tx and sue_rx declare it dead and SUE fails over to the other
+// what its wires (and LLR links) carry and the frames half through a MAC of its ports are lost; its port
+// of every NIC goes down (port_up), so sue_tx and sue_rx declare it dead and SUE fails over to the other
 // ports of the instance. The switch is no longer ticked.
 void System::fail_plane(unsigned pl) {
   if (pl >= sw_.size() || plane_dead_[pl]) return;
@@ -1269,43 +1274,55 @@ void System::fail_plane(unsigned pl) {
     }
   // In the switch, or on a wire into it (injected with their arrival time).
   for (const sw::Packet& pk : sw_[pl]->held()) {
-    ++fig_.lost_with_plane;
+    ++fig_.failure_lost;
     release_frame(static_cast<uint32_t>(pk.id));
   }
-  const unsigned M = cfg_.instances, P = cfg_.ports(), m = pl / P, p = pl % P;
-  for (unsigned a = 0; a < cfg_.xpus; ++a) {
-    Nic& n = *nics_[static_cast<size_t>(a) * M + m];
-    n.ti.port_up &= ~(1u << p);
-    n.ri.port_up &= ~(1u << p);
-    Port& pt = n.ports[p];
-    if (pt.in_frame) {  // half through the NIC MAC
-      ++fig_.lost_with_plane;
-      release_frame(pt.cur);
-      pt.in_frame = false;
-    }
-    pt.ready = false;
-    pt.consume = false;
-    pt.cu.clear();
-    if (pt.llr) {  // the link's MAC TX FIFOs, replay buffers and wires (the link is no longer clocked)
-      for (const sw::Packet& pk : pt.llr->held(sw::LlrLink::A)) {
-        ++fig_.lost_with_plane;
-        release_frame(static_cast<uint32_t>(pk.id));
-      }
-      for (const sw::Packet& pk : pt.llr->held(sw::LlrLink::B)) {  // already in the NIC buffer's count
-        ++fig_.lost_with_plane;
-        pt.rx_occ[pk.cls] -= cells(pk.bytes);
-        release_frame(static_cast<uint32_t>(pk.id));
-      }
-    }
-    // Out of the switch, on the wire to the NIC or being presented to sue_rx: never taken now.
-    for (const Port::In& r : pt.in) {
-      ++fig_.lost_with_plane;
-      pt.rx_occ[frames_[r.f].vc] -= cells(static_cast<uint32_t>(frames_[r.f].bytes.size()));
-      release_frame(r.f);
-    }
-    pt.in.clear();
-    pt.next = 0;
+  const unsigned M = cfg_.instances, P = cfg_.ports();
+  for (unsigned a = 0; a < cfg_.xpus; ++a) kill_port(*nics_[static_cast<size_t>(a) * M + pl / P], pl % P);
+}
+
+// Mesh: the cable of port p between instance m of XPU a and its partner fails (both ends at once).
+void System::fail_link(unsigned a, unsigned m, unsigned p) {
+  const int b = peering_->peer(a, m, 0);
+  if (b < 0) return;  // refused by the settings: an instance without a partner has no cable
+  const unsigned M = cfg_.instances;
+  kill_port(*nics_[static_cast<size_t>(a) * M + m], p);
+  kill_port(*nics_[static_cast<size_t>(b) * M + m], p);
+}
+
+// Port p of NIC n goes down with its link: a frame half through its MAC, what the link holds toward it
+// (on the wire, being presented to sue_rx, in an LLR link) are lost; port_up falls.
+void System::kill_port(Nic& n, unsigned p) {
+  n.ti.port_up &= ~(1u << p);
+  n.ri.port_up &= ~(1u << p);
+  Port& pt = n.ports[p];
+  if (pt.in_frame) {  // half through the NIC MAC
+    ++fig_.failure_lost;
+    release_frame(pt.cur);
+    pt.in_frame = false;
   }
+  pt.ready = false;
+  pt.consume = false;
+  pt.cu.clear();
+  if (pt.llr) {  // the link's MAC TX FIFOs, replay buffers and wires (the link is no longer clocked)
+    for (const sw::Packet& pk : pt.llr->held(sw::LlrLink::A)) {
+      ++fig_.failure_lost;
+      release_frame(static_cast<uint32_t>(pk.id));
+    }
+    for (const sw::Packet& pk : pt.llr->held(sw::LlrLink::B)) {  // already in the NIC buffer's count
+      ++fig_.failure_lost;
+      pt.rx_occ[pk.cls] -= cells(pk.bytes);
+      release_frame(static_cast<uint32_t>(pk.id));
+    }
+  }
+  // On the wire to the NIC or being presented to sue_rx: never taken now.
+  for (const Port::In& r : pt.in) {
+    ++fig_.failure_lost;
+    pt.rx_occ[frames_[r.f].vc] -= cells(static_cast<uint32_t>(frames_[r.f].bytes.size()));
+    release_frame(r.f);
+  }
+  pt.in.clear();
+  pt.next = 0;
 }
 
 void System::stop_traffic() { close_window(nics_); }
@@ -1436,8 +1453,8 @@ std::string System::nic_errors() const {
     const auto& r = n.ro->cnt;
     // Without LLR a wire fault shows as a bad FCS at the receiving MAC (drop_mac): allowed, and counted.
     const uint64_t mac = cfg_.faults.any() && !cfg_.llr ? 0 : r[R::drop_mac];
-    // A frame half through sue_rx when its port goes down is dropped as dead (fail_plane).
-    const uint64_t dead = cfg_.fail_plane >= 0 ? 0 : r[R::drop_dead];
+    // A frame half through sue_rx when its port goes down is dropped as dead (fail_plane, fail_link).
+    const uint64_t dead = cfg_.failing() ? 0 : r[R::drop_dead];
     if (mac || r[R::drop_malformed] || r[R::drop_rcrc] || r[R::drop_hdr] || dead || r[R::stray_beats])
       return fmt::format("{} sue_rx dropped frames {}: mac {} malformed {} rcrc {} hdr {} dead {} stray beats {}", who,
                          cfg_.faults.any() ? (cfg_.llr ? "that the LLR should have repaired" : "that the wire faults do not explain")

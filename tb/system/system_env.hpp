@@ -115,7 +115,10 @@ struct SysConfig {
   bool llr = false;           ///< planes: link layer retry on every NIC <-> switch link, both directions (sw::LlrLink)
   lnk::FaultConfig faults;    ///< every wire, both directions, each its own random stream
   int fail_plane = -1;        ///< planes: the plane whose switch fails, with every link to it (-1: none) ...
+  int fail_xpu = -1;          ///< mesh: the cable of port fail_port of instance fail_inst of this XPU fails (-1: none) ...
+  unsigned fail_inst = 0, fail_port = 0;
   uint64_t fail_cycle = 0;    ///< ... at the start of this SUE cycle (docs/system.md "Plane failure")
+  bool failing() const { return fail_plane >= 0 || fail_xpu >= 0; }
   std::string llr_variant = "l20";  ///< the compiled LLR RTL variant (rtl/llr/CMakeLists.txt) of every partner
   llr::Params llr_params;     ///< both partners of every LLR link (the compiled RTL variant's parameters)
   llr::Cfg llr_cfg;
@@ -292,8 +295,9 @@ class SystemBase {
     std::vector<core::Ps> nic_credit_stall;   ///< per class: NIC port time with its gate closed (after reset)
     uint64_t win_start = 0, win_end = 0;      ///< SUE cycles of the measurement window
     uint64_t ar_done_cycle = 0;               ///< allreduce: cycle every XPU finished (0: not yet)
-    /// fail_plane: frames lost with the failed plane (held by its switch, on its wires, in a MAC of a dead port)
-    uint64_t lost_with_plane = 0;
+    /// fail_plane / fail_link: frames lost with what failed (held by its switch, on its wires or links, in a
+    /// MAC of a dead port)
+    uint64_t failure_lost = 0;
     /// Frames that reached the switch model after their head was due in its ingress pipeline (the
     /// MAC learns a frame's length at its last beat): count and the largest delay, ps.
     uint64_t late_frames = 0;
@@ -523,6 +527,8 @@ class System : public SystemBase {
   void rx_taken(Nic& n, unsigned p, core::Ps t);
   void tick_gate(Port& pt, core::Ps t);
   void fail_plane(unsigned pl);
+  void fail_link(unsigned a, unsigned m, unsigned p);
+  void kill_port(Nic& n, unsigned p);
   unsigned clock_plane_ = 0;  // a live plane: its switch's time paces the others (they share the clock)
 };
 

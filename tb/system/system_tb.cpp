@@ -102,6 +102,10 @@ void declare(core::Schema& s) {
              "the switch of plane P fails at the start of SUE cycle `cycle`, with every link to it: what it and its "
              "wires hold is lost, and port P mod ports of every XPU's instance P / ports goes down (port_up), so SUE "
              "fails over to the instance's other ports (topology=planes, nic=cycle)");
+  s.add_text("fail_link", "none", "none|x[0-9]{1,4}\\.i[0-9]{1,2}\\.p[0-9]@[0-9]{1,12}", "none|xA.iM.pP@cycle (e.g. x0.i2.p1@3000)",
+             "topology=mesh: the cable of port P between instance M of XPU A and its partner fails at the start of SUE "
+             "cycle `cycle` (both ends go down, what it carries is lost; SUE fails over to the instance's other ports; "
+             "nic=cycle)");
   s.add_choice("nic", "cycle", {"cycle", "flit"},
                "NIC model: cycle (sue_tx + sue_rx, the cycle-exact C++ twins, ticked every SUE cycle, or RTL) or flit "
                "(sue::Nic: frame granularity, event-driven, for fabric-scale runs; docs/system.md \"The flit NIC model\")");
@@ -318,35 +322,60 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
     throw core::UsageError(fmt::format("setting 'nic_buf_cells'={} is below one largest frame (allowed: {}..32767)",
                                        c.nic_buf_cells, frame_cells));
   c.flit = s.s("nic") == "flit";
-  if (const std::string fp = s.s("fail_plane"); fp != "none") {
+  // Failures (docs/system.md "Plane failure"): what both kinds need, then each its own.
+  auto failure = [&](const char* key, const std::string& v) {
     if (c.flit)
-      throw core::UsageError(fmt::format("setting 'fail_plane'={} with nic=flit: the flit NIC model has no failover "
-                                         "(allowed: none with nic=flit, or nic=cycle)", fp));
-    const size_t at = fp.find('@');
-    const unsigned long pl = std::stoul(fp.substr(0, at));
-    const uint64_t cyc = std::stoull(fp.substr(at + 1));
+      throw core::UsageError(fmt::format("setting '{}'={} with nic=flit: the flit NIC model has no failover (allowed: none "
+                                         "with nic=flit, or nic=cycle)", key, v));
+    if (c.tp.lite())
+      throw core::UsageError(fmt::format("setting '{}'={}: SUE Lite has no failover (allowed: none with sue_config=lite)",
+                                         key, v));
+    if (c.tp.num_ports < 2)
+      throw core::UsageError(fmt::format("setting '{}'={} needs a second port in the instance to fail over to, sue_config={} "
+                                         "has one (allowed: none, or sue_config=s2|s4)", key, v, c.variant));
+    const uint64_t cyc = std::stoull(v.substr(v.find('@') + 1));
+    if (cyc < c.reset_cycles)
+      throw core::UsageError(fmt::format("setting '{}'={}: the cycle is inside reset (allowed: cycle >= {})", key, v,
+                                         c.reset_cycles));
+    c.fail_cycle = cyc;
+  };
+  if (const std::string fp = s.s("fail_plane"); fp != "none") {
     if (c.topology != Topology::planes)
       throw core::UsageError(fmt::format("setting 'fail_plane'={} with topology=mesh: there are no planes (allowed: none, or "
-                                         "topology=planes)", fp));
+                                         "topology=planes; a mesh cable: fail_link)", fp));
+    const unsigned long pl = std::stoul(fp.substr(0, fp.find('@')));
     if (pl >= c.planes())
       throw core::UsageError(fmt::format("setting 'fail_plane'={} names plane {} but there are {} planes (allowed: 0..{})",
                                          fp, pl, c.planes(), c.planes() - 1));
-    if (c.tp.lite())
-      throw core::UsageError(fmt::format("setting 'fail_plane'={}: SUE Lite has no failover (allowed: none with "
-                                         "sue_config=lite)", fp));
-    if (c.tp.num_ports < 2)
-      throw core::UsageError(fmt::format("setting 'fail_plane'={} needs a second port in the instance to fail over to, "
-                                         "sue_config={} has one (allowed: none, or sue_config=s2|s4)", fp, c.variant));
-    if (cyc < c.reset_cycles)
-      throw core::UsageError(fmt::format("setting 'fail_plane'={}: the cycle is inside reset (allowed: cycle >= {})", fp,
-                                         c.reset_cycles));
+    failure("fail_plane", fp);
     c.fail_plane = static_cast<int>(pl);
-    c.fail_cycle = cyc;
+  }
+  if (const std::string fl = s.s("fail_link"); fl != "none") {
+    if (c.topology != Topology::mesh)
+      throw core::UsageError(fmt::format("setting 'fail_link'={} with topology=planes: one NIC-switch link failing leaves "
+                                         "the far ends of that plane up, and SUE here fails over only ports that are dead "
+                                         "at both ends (docs/system.md \"Plane failure\"; allowed: none, fail_plane, or "
+                                         "topology=mesh)", fl));
+    std::smatch mm;
+    const std::regex form("x([0-9]+)\\.i([0-9]+)\\.p([0-9]+)@.*");
+    std::regex_match(fl, mm, form);
+    const unsigned long x = std::stoul(mm[1].str()), m = std::stoul(mm[2].str()), p = std::stoul(mm[3].str());
+    if (x >= N || m >= c.instances || p >= c.tp.num_ports)
+      throw core::UsageError(fmt::format("setting 'fail_link'={} names XPU {} instance {} port {} (allowed: x0..x{}, "
+                                         "i0..i{}, p0..p{})", fl, x, m, p, N - 1, c.instances - 1, c.tp.num_ports - 1));
+    failure("fail_link", fl);
+    c.fail_xpu = static_cast<int>(x);
+    c.fail_inst = static_cast<unsigned>(m);
+    c.fail_port = static_cast<unsigned>(p);
   }
   if (c.flit)
     if (std::string e = c.flit_refusal(); !e.empty()) throw core::UsageError(e);
   // The pairs must fit the peer tables (throws the one line).
   Peering check(c, demand, complete);
+  if (c.fail_xpu >= 0 && check.peer(static_cast<unsigned>(c.fail_xpu), c.fail_inst, 0) < 0)
+    throw core::UsageError(fmt::format("setting 'fail_link'={}: instance {} of XPU {} has no partner (odd xpus), so no "
+                                       "cable (allowed: another instance of XPU {})", s.s("fail_link"), c.fail_inst,
+                                       c.fail_xpu, c.fail_xpu));
   return c;
 }
 
@@ -726,20 +755,38 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
                      sys.tx_sum(T::ack_only), sys.tx_sum(T::ack_sent), sys.tx_sum(T::nack_sent), sys.tx_sum(T::gbn),
                      sys.tx_sum(T::rto), sys.tx_sum(T::pdus_rtx), sys.rx_sum(lite ? R::lite_ok : R::pdus_ok),
                      sys.rx_sum(R::drop_psn), sys.rx_sum(R::drop_dup));
-  if (c.fail_plane >= 0) {
-    const unsigned fpl = static_cast<unsigned>(c.fail_plane);
-    out += fmt::format("Plane failure: the switch of plane {} (port {} of instance {} of every XPU) and its links failed at "
-                       "cycle {} ({}): {} frames lost with it; SUE failover: {} FO-REQ sent, {} FO-ACK sent, {} FO-ACK "
-                       "received, {} failover frames received, {} PDUs migrated to the live ports; {} frames sue_rx dropped on the "
-                       "dead ports\n",
-                       fpl, fpl % P, fpl / P, c.fail_cycle, core::format_time(static_cast<core::Ps>(c.fail_cycle) * c.clock_ps),
-                       f.lost_with_plane, sys.tx_sum(T::fo_req_sent), sys.tx_sum(T::fo_ack_sent),
-                       sys.tx_sum(T::fo_ack_rcvd), sys.rx_sum(R::fo_frames), sys.tx_sum(T::pdus_mig),
-                       sys.rx_sum(R::drop_dead));
-    j["fail_plane"] = {{"plane", fpl}, {"cycle", c.fail_cycle}, {"frames_lost", f.lost_with_plane},
-                       {"fo_req_sent", sys.tx_sum(T::fo_req_sent)}, {"fo_ack_sent", sys.tx_sum(T::fo_ack_sent)},
-                       {"fo_ack_rcvd", sys.tx_sum(T::fo_ack_rcvd)}, {"fo_frames_rcvd", sys.rx_sum(R::fo_frames)},
-                       {"pdus_migrated", sys.tx_sum(T::pdus_mig)}, {"rx_drop_dead", sys.rx_sum(R::drop_dead)}};
+  if (c.failing()) {
+    std::string what;
+    nlohmann::json jf;
+    if (c.fail_plane >= 0) {
+      const unsigned fpl = static_cast<unsigned>(c.fail_plane);
+      what = fmt::format("Plane failure: the switch of plane {} (port {} of instance {} of every XPU) and its links", fpl,
+                         fpl % P, fpl / P);
+      jf["plane"] = fpl;
+    } else {
+      const int b = pe.peer(static_cast<unsigned>(c.fail_xpu), c.fail_inst, 0);
+      what = fmt::format("Link failure: the cable of port {} between instance {} of XPU {} and of XPU {}", c.fail_port,
+                         c.fail_inst, c.fail_xpu, b);
+      jf["xpu"] = c.fail_xpu;
+      jf["instance"] = c.fail_inst;
+      jf["port"] = c.fail_port;
+      jf["partner"] = b;
+    }
+    out += fmt::format("{} failed at cycle {} ({}): {} frames lost with it; SUE failover: {} FO-REQ sent, {} FO-ACK sent, "
+                       "{} FO-ACK received, {} failover frames received, {} PDUs migrated to the live ports; {} frames "
+                       "sue_rx dropped on the dead ports\n",
+                       what, c.fail_cycle, core::format_time(static_cast<core::Ps>(c.fail_cycle) * c.clock_ps),
+                       f.failure_lost, sys.tx_sum(T::fo_req_sent), sys.tx_sum(T::fo_ack_sent), sys.tx_sum(T::fo_ack_rcvd),
+                       sys.rx_sum(R::fo_frames), sys.tx_sum(T::pdus_mig), sys.rx_sum(R::drop_dead));
+    jf["cycle"] = c.fail_cycle;
+    jf["frames_lost"] = f.failure_lost;
+    jf["fo_req_sent"] = sys.tx_sum(T::fo_req_sent);
+    jf["fo_ack_sent"] = sys.tx_sum(T::fo_ack_sent);
+    jf["fo_ack_rcvd"] = sys.tx_sum(T::fo_ack_rcvd);
+    jf["fo_frames_rcvd"] = sys.rx_sum(R::fo_frames);
+    jf["pdus_migrated"] = sys.tx_sum(T::pdus_mig);
+    jf["rx_drop_dead"] = sys.rx_sum(R::drop_dead);
+    j[c.fail_plane >= 0 ? "fail_plane" : "fail_link"] = jf;
   }
   nlohmann::json jlinks;
   if (c.llr || faulty) {

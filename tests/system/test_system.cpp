@@ -364,6 +364,17 @@ TEST(System, BadSettingsAreOneLine) {
   bad({"fail_plane=0@3000", "mode=unordered", "topology=mesh", "xpus=6", "instances=5"}, "with topology=mesh");
   bad({"fail_plane=0@2", "mode=unordered"}, "inside reset");
   bad({"fail_plane=0@"}, "'fail_plane'");
+  bad({"fail_link=x0.i0.p1@300"}, "'fail_link'=x0.i0.p1@300 with topology=planes");
+  const std::vector<std::string> mesh = {"topology=mesh", "xpus=5", "instances=5"};
+  auto with = [&](std::vector<std::string> v, const std::string& x) {
+    v.push_back(x);
+    return v;
+  };
+  bad(with(mesh, "fail_link=x5.i0.p1@300"), "names XPU 5 instance 0 port 1");
+  bad(with(mesh, "fail_link=x0.i0.p4@300"), "names XPU 0 instance 0 port 4");
+  bad(with(mesh, "fail_link=x0.i0.p1@300"), "instance 0 of XPU 0 has no partner");
+  bad(with(mesh, "fail_link=x0.i1.p1@3"), "inside reset");
+  bad(with(mesh, "fail_plane=0@300"), "'fail_plane'=0@300 with topology=mesh");
 }
 
 // A plane fails under load (docs/system.md "Plane failure"): its switch and every link to it die
@@ -434,6 +445,23 @@ TEST(SystemFailover, StrictOrderHoldsAcrossFailover) {
   EXPECT_EQ(u(r, "tx", "pdus_rtx"), 0u);  // migrated, not retransmitted by an RTO
   EXPECT_EQ(u(r, "commands", "responses"), u(r, "commands", "reads"));
   EXPECT_EQ(r.json["plane_gbps"][2].get<double>(), 0.0);
+}
+
+// Mesh (figure 2): one cable (port 0 of instance 0 between XPU 1 and its partner) fails; both ends go
+// down, the pair's connections on it fail over to the instance's other port, in both modes.
+TEST(SystemFailover, MeshCableFails) {
+  for (const char* mode : {"mode=unordered", "mode=strict"}) {
+    auto r = run(2, 5000, {"topology=mesh", "xpus=6", "instances=5", "sue_config=s2", mode, "load=0.9", "read_ratio=0.5",
+                           "fail_link=x1.i0.p0@2500"});
+    expect_clean(r, 4000);
+    const auto& fl = r.json["fail_link"];
+    EXPECT_EQ(fl["xpu"].get<int>(), 1) << mode;
+    EXPECT_GT(fl["frames_lost"].get<uint64_t>(), 0u) << mode;
+    EXPECT_GE(fl["fo_req_sent"].get<uint64_t>(), 2u) << mode;  // each end fails over its connections on the cable
+    EXPECT_EQ(fl["fo_ack_rcvd"].get<uint64_t>(), fl["fo_req_sent"].get<uint64_t>()) << mode;
+    EXPECT_GT(fl["pdus_migrated"].get<uint64_t>(), 0u) << mode;
+    EXPECT_NE(r.summary.find("Link failure: the cable of port 0 between instance 0 of XPU 1 and of XPU"), std::string::npos);
+  }
 }
 
 // Two instances of 2 x 400G: plane 3 is port 1 of instance 1; instance 0 keeps both its planes.

@@ -1,6 +1,6 @@
 // Long seeded sweeps of the `system` testbench (label nightly, docs/system.md "Test plan"): a plane
-// fails under load at a random cycle, on random planes, in strict or unordered mode, with and without
-// lossy wires and LLR, over three fabric shapes. Every run must end with every command delivered
+// (or a mesh cable) fails under load at a random cycle, in strict or unordered mode, with and without
+// lossy wires and LLR, over three plane fabrics and a mesh. Every run must end with every command delivered
 // exactly once, byte-exact (in order per {src, dst, VC} in strict mode), every
 // read answered, the run drained (nothing left in the dead plane), no switch drop, no CBFC or frame
 // error, and the failover protocol run (FO-REQs answered by FO-ACKs).
@@ -21,29 +21,33 @@ using system_test::u;
 struct Shape {
   const char* name;
   std::vector<std::string> sets;
-  unsigned planes;
+  unsigned planes;  // 0: a mesh of 6 XPUs x 5 instances (a cable fails instead of a plane)
 };
 
 const std::vector<Shape> kShapes = {
     {"x8_s4", {"xpus=8"}, 4},
     {"x16_2xs2", {"xpus=16", "instances=2", "sue_config=s2", "port_gbps=400"}, 4},
     {"x64_s4", {"xpus=64"}, 4},
+    {"mesh_x6_s2", {"topology=mesh", "xpus=6", "instances=5", "sue_config=s2"}, 0},
 };
 
-// (shape, seed): the plane, the failure cycle and the wire drops drawn from the seed.
+// (shape, seed): the plane (mesh: the XPU and instance of the cable of port 0), the failure cycle, the
+// mode, LLR (planes) and the wire faults drawn from the seed.
 class SystemFailoverSweep : public testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(SystemFailoverSweep, ExactlyOnce) {
   const Shape& sh = kShapes[static_cast<size_t>(std::get<0>(GetParam()))];
   const uint64_t seed = 9100 + static_cast<uint64_t>(std::get<1>(GetParam()));
   core::Rng rng(seed, "nightly.failover");
-  const unsigned plane = static_cast<unsigned>(rng.uniform(0, sh.planes - 1));
+  const bool mesh = sh.planes == 0;
+  const unsigned plane = static_cast<unsigned>(rng.uniform(0, mesh ? 29 : sh.planes - 1));  // mesh: XPU * 5 + instance
   const uint64_t at = 500 + rng.uniform(0, 7000);
-  const bool lossy = rng.uniform(0, 1) == 1, llr = rng.uniform(0, 1) == 1, strict = rng.uniform(0, 1) == 1;
+  const bool lossy = rng.uniform(0, 1) == 1, llr = !mesh && rng.uniform(0, 1) == 1, strict = rng.uniform(0, 1) == 1;
   std::vector<std::string> sets = sh.sets;
   for (std::string s : {"load=0.8", "read_ratio=0.4"}) sets.push_back(s);
   sets.push_back(strict ? "mode=strict" : "mode=unordered");
-  sets.push_back("fail_plane=" + std::to_string(plane) + "@" + std::to_string(at));
+  sets.push_back(mesh ? "fail_link=x" + std::to_string(plane / 5) + ".i" + std::to_string(plane % 5) + ".p0@" + std::to_string(at)
+                      : "fail_plane=" + std::to_string(plane) + "@" + std::to_string(at));
   if (lossy) sets.push_back(llr ? "fer=0.002" : "drop_prob=0.0005");
   if (llr) sets.push_back("llr=true");
   std::string what = std::string(sh.name) + " seed " + std::to_string(seed);
@@ -57,12 +61,12 @@ TEST_P(SystemFailoverSweep, ExactlyOnce) {
   EXPECT_EQ(u(r, "drops", "lossless"), 0u) << what;
   EXPECT_EQ(r.json["cbfc_errors"].get<uint64_t>(), 0u) << what;
   EXPECT_EQ(u(r, "frames", "decode_errors"), 0u) << what;
-  const auto& fp = r.json["fail_plane"];
+  const auto& fp = r.json[mesh ? "fail_link" : "fail_plane"];
   EXPECT_GT(fp["fo_req_sent"].get<uint64_t>(), 0u) << what;
   EXPECT_GT(fp["fo_ack_rcvd"].get<uint64_t>(), 0u) << what;
   EXPECT_GE(fp["fo_req_sent"].get<uint64_t>(), fp["fo_ack_rcvd"].get<uint64_t>()) << what;  // a lost one is asked again
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, SystemFailoverSweep, testing::Combine(testing::Range(0, 3), testing::Range(0, 8)));
+INSTANTIATE_TEST_SUITE_P(Shapes, SystemFailoverSweep, testing::Combine(testing::Range(0, 4), testing::Range(0, 8)));
 
 }  // namespace
