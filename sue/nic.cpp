@@ -109,6 +109,9 @@ Nic::Nic(const NicConfig& c) : c_(c) {
       tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
       if (!gate_ok(p, v)) gate_closed_ |= 1u << (p * 4 + v);
     }
+  // The loops over the ports on the hot path run over kMaxPorts (a constant: unrolled, no branch per
+  // port): a port beyond NumPorts is never free, never due and carries nothing.
+  for (unsigned p = P_; p < kMaxPorts; ++p) tp_[p].free_at = kNoEdge;
 }
 
 int Nic::peer_of(uint32_t xpu) const {
@@ -272,7 +275,7 @@ void Nic::edge(Edge x) {
   }
   // sue_rx: one frame per port may complete at this edge (its eof beat taken), ascending ports.
   if (rx_min_ <= x)
-    for (unsigned p = 0; p < P_; ++p)
+    for (unsigned p = 0; p < kMaxPorts; ++p)
       if (rx_due_[p] <= x) rx_take(p, x);  // (a frame that does not fit waits at the MAC)
   // (sue_tx step 1, feedback registered at earlier edges: none is left, see below.)
   // Step 3: RTO, the timers due in (deadline, key) order (as the min-heap they replace).
@@ -471,7 +474,7 @@ void Nic::upd_blk(unsigned c) {
 void Nic::after_start(Edge x) {
   Edge best = tx_wake_;  // (pick's wakes are all after x)
   const ReadyWords k = ready_words();
-  for (unsigned p = 0; p < P_; ++p) {
+  for (unsigned p = 0; p < kMaxPorts; ++p) {
     const Edge fa = std::max(tp_[p].free_at, x + 1);
     if (fa >= best) continue;
     const Edge r = port_ready(p, k);
@@ -488,8 +491,7 @@ bool Nic::schedule(Edge x) {
   const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) ||
                     (m_owe_[0] | m_owe_[1] | m_owe_[2] | m_owe_[3]);
   if (!work) return false;
-  for (unsigned p = 0; p < P_; ++p)
-    if (tp_[p].free_at <= x) idle |= 1u << p;
+  for (unsigned p = 0; p < kMaxPorts; ++p) idle |= static_cast<uint32_t>(tp_[p].free_at <= x) << p;
   Job j;
   if (idle && pick(x, idle, j)) {  // one call site of start(): inlined
     start(j.kind, j.p, j.i, j.v, x, j.n, j.packed, j.chunks);
@@ -498,7 +500,7 @@ bool Nic::schedule(Edge x) {
   }
   {
     // A port that frees may start what it cannot start now (after a start, after_start looked).
-    for (unsigned p = 0; p < P_; ++p)
+    for (unsigned p = 0; p < kMaxPorts; ++p)
       if (tp_[p].free_at > x && tp_[p].free_at < tx_wake_) {
         const Edge r = port_ready(p);
         if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
@@ -527,7 +529,7 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
   // none due; only the others' connections are looked at.
   if (x >= owe_next_) {
     Edge nd = kNoEdge, nf = kNoEdge;  // a bound of the earliest max(due, free); of the earliest due after x
-    for (unsigned p = 0; p < P_; ++p) {
+    for (unsigned p = 0; p < kMaxPorts; ++p) {
       const uint64_t* pm = port_conns_[p].data();
       if (!((m_owe_[0] & pm[0]) | (m_owe_[1] & pm[1]) | (m_owe_[2] & pm[2]) | (m_owe_[3] & pm[3]))) continue;
       const Edge lo = owe_ready(p);
