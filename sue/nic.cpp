@@ -912,10 +912,20 @@ void Nic::unpack(Edge x) {
     }
     --cred_[v];
     const uint32_t nb = dlen ? (dlen + DB_ - 1) >> db_sh_ : 1;
-    Edge yk = xk;
-    for (uint32_t j = 1; j < nb; ++j) {
-      const uint32_t need = off + kOpBytes + std::min<uint32_t>(dlen, (j + 1) * DB_);
-      yk = std::max(yk + 1, row0 + (need - 1) / kRow);
+    // Beat j >= 1 goes out at y_j = max(y_(j-1) + 1, r_j), r_j the edge its last byte's row is
+    // usable: y = max(xk + nb - 1, max over j of r_j + nb - 1 - j). With DB >= 32 (one or more rows a
+    // beat) r_j - j grows up to beat nb - 2 (r_j = row0 + (off + 19) / 32 + (j + 1) * DB / 32), so
+    // only beats nb - 2 and nb - 1 can exceed xk's chain; narrower beats take the beat loop.
+    Edge yk = xk + nb - 1;
+    if (DB_ >= kRow) {
+      if (nb >= 2) yk = std::max(yk, row0 + (off + kOpBytes + dlen - 1) / kRow);
+      if (nb >= 3) yk = std::max(yk, row0 + (off + kOpBytes + (nb - 1) * DB_ - 1) / kRow + 1);
+    } else {
+      yk = xk;
+      for (uint32_t j = 1; j < nb; ++j) {
+        const uint32_t need = off + kOpBytes + std::min<uint32_t>(dlen, (j + 1) * DB_);
+        yk = std::max(yk + 1, row0 + (need - 1) / kRow);
+      }
     }
     PendDel& pd = pend_del_.push();
     pd.d.cmd = cmd;

@@ -200,8 +200,12 @@ class Ring {
     p_ = nullptr;
     h_ = n_ = m_ = cap_ = 0;
   }
+  // The full ring's doubling is out of line: the pushes on the hot path (receive credits, credit
+  // updates, frames in) stay a test and a store, and their callers need no frame of their own.
   void grow() {
-    if (n_ < cap_) return;
+    if (n_ >= cap_) grow_full();
+  }
+  [[gnu::noinline, gnu::cold]] void grow_full() {
     std::vector<T> nb(b_.empty() ? 8 : b_.size() * 2);
     for (size_t k = 0; k < n_; ++k) nb[k] = std::move((*this)[k]);
     b_.swap(nb);
