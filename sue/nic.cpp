@@ -176,13 +176,6 @@ void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
   if ((gate_closed_ >> (port * 4 + (cls & 3u))) & 1u) next_ = std::min(next_, gate_upd_.back().at);
 }
 
-void Nic::clear_outputs() {
-  out_frames_.clear();
-  out_del_.clear();
-  out_taken_.clear();
-  out_cred_.clear();
-}
-
 uint64_t Nic::gate_closed_edges(unsigned cls, Edge now) const {
   uint64_t s = 0;
   for (unsigned p = 0; p < P_; ++p) {

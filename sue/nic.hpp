@@ -279,7 +279,12 @@ class Nic {
   const std::vector<NicDelivery>& deliveries() const { return out_del_; }
   const std::vector<NicTaken>& taken() const { return out_taken_; }
   const std::vector<NicCredit>& credits() const { return out_cred_; }
-  void clear_outputs();
+  void clear_outputs() {  // (inline: the caller's every event; a call into the -fPIC library costs more)
+    out_frames_.clear();
+    out_del_.clear();
+    out_taken_.clear();
+    out_cred_.clear();
+  }
 
   // ---- state and counters
   const std::array<uint64_t, TxCnt::kNum>& tx_cnt() const { return tcnt_; }
