@@ -128,36 +128,6 @@ int Nic::queue_of(uint32_t xpu, unsigned vc) const {
 
 // ------------------------------------------------------------------ inputs
 
-bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
-  Queue& Q = q_[q];
-  if (Q.tail - Q.head >= QD_) {
-    ++tcnt_[TxCnt::cmd_overflow];
-    return false;
-  }
-  const size_t k = static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1));
-  cmds_[k] = cmd;
-  const Edge vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
-  vis_[k] = vis;
-  acked_[k] = 0;
-  const bool first = Q.send == Q.tail;
-  ++Q.tail;
-  ++unsent_total_;
-  unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
-  ++tcnt_[TxCnt::cmds_in];
-  // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
-  if (first) {  // strict: its pin port may take it once free
-    const Edge t = c_.strict ? std::max(vis, tp_[pin_port_[q]].free_at) : vis;
-    wake(t);
-    next_ = std::min(next_, std::max(t, now_));
-  }
-  return true;
-}
-
-void Nic::rx_credit(unsigned vc, Edge at) {
-  rx_ret_.push_back({std::max(at, now_ ? now_ - 1 : 0), vc & 3u, 0});
-  if (ub_ && unext_ == kNoEdge) next_ = std::min(next_, std::max(rx_ret_.back().at + 1, now_));
-}
-
 void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
   RxPort& r = rp_[port];
   InFrame& h = r.in.push();
@@ -167,13 +137,6 @@ void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
     rx_upd(port);
     next_ = std::min(next_, rx_due_[port]);
   }
-}
-
-void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
-  gate_upd_.push_back({std::max(at, now_), port * 4 + (cls & 3u), limit});
-  // An update of an open gate changes nothing the scheduler looks at until the next edge it works at
-  // (edge() applies it first): no event of its own. A closed gate's update may open it.
-  if ((gate_closed_ >> (port * 4 + (cls & 3u))) & 1u) next_ = std::min(next_, gate_upd_.back().at);
 }
 
 uint64_t Nic::gate_closed_edges(unsigned cls, Edge now) const {

@@ -28,6 +28,7 @@
 // never go down). Plain C++, no SystemC.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -489,6 +490,46 @@ class Nic {
   COSIM_NIC_ALWAYS_INLINE void unpack(Edge x);
   inline void recompute_next();
 };
+
+// The inputs called at every command, credit and credit update are inline: a call into the -fPIC
+// library (through the PLT, with its own frame) cost as much as their work.
+
+inline bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
+  Queue& Q = q_[q];
+  if (Q.tail - Q.head >= QD_) {
+    ++tcnt_[TxCnt::cmd_overflow];
+    return false;
+  }
+  const size_t k = static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1));
+  cmds_[k] = cmd;
+  const Edge vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
+  vis_[k] = vis;
+  acked_[k] = 0;
+  const bool first = Q.send == Q.tail;
+  ++Q.tail;
+  ++unsent_total_;
+  unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
+  ++tcnt_[TxCnt::cmds_in];
+  // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
+  if (first) {  // strict: its pin port may take it once free
+    const Edge t = c_.strict ? std::max(vis, tp_[pin_port_[q]].free_at) : vis;
+    wake(t);
+    next_ = std::min(next_, std::max(t, now_));
+  }
+  return true;
+}
+
+inline void Nic::rx_credit(unsigned vc, Edge at) {
+  rx_ret_.push_back({std::max(at, now_ ? now_ - 1 : 0), vc & 3u, 0});
+  if (ub_ && unext_ == kNoEdge) next_ = std::min(next_, std::max(rx_ret_.back().at + 1, now_));
+}
+
+inline void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
+  gate_upd_.push_back({std::max(at, now_), port * 4 + (cls & 3u), limit});
+  // An update of an open gate changes nothing the scheduler looks at until the next edge it works at
+  // (edge() applies it first): no event of its own. A closed gate's update may open it.
+  if ((gate_closed_ >> (port * 4 + (cls & 3u))) & 1u) next_ = std::min(next_, gate_upd_.back().at);
+}
 
 }  // namespace sue
 
