@@ -88,6 +88,7 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   cmds_.assign(static_cast<size_t>(NQ_) * QD_, {});
   vis_.assign(static_cast<size_t>(NQ_) * QD_, 0);
   row_ps_ = ser_ps(kRow);
+  gc_ = static_cast<uint64_t>(c_.port_gbps) * static_cast<uint64_t>(c_.clock_ps);
   acked_.assign(static_cast<size_t>(NQ_) * QD_, 0);
   conn_.assign(NC_, {});
   desc_.assign(static_cast<size_t>(NC_) * W_, {});
@@ -699,13 +700,17 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   f.packed = packed;
   f.bytes = frame_len(packed);
   const uint32_t lnf = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
-  const uint32_t beats = (lnf + kRow - 1) / kRow;
   // Timing: the first beat after the builder's pipeline and once the MAC's line-rate pacing allows;
-  // the last beat no earlier than one beat per edge, the MAC's rate, and one chunk per edge.
-  f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), ceil_edge(T.mac_ps));
-  f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + ceil_edge(ser_ps(lnf > kRow ? lnf - kRow : 0)), x + chunks + 1});
+  // the last beat no earlier than one beat per edge, the MAC's rate, and one chunk per edge. The MAC
+  // takes the next first beat at sof * clock + ser(bytes + 20) - ser(32) ps, whose ceiling in edges is
+  // sof + the ceiling of the rest (> 0): kept in edges, no multiplication. A ceiling of a ceiling is
+  // one division (ceil(ceil(a / b) / c) = ceil(a / bc)).
+  const uint32_t beats = (lnf + kRow - 1) / kRow;
+  const uint64_t rest = lnf > kRow ? (static_cast<uint64_t>(lnf - kRow) * 8000 + gc_ - 1) / gc_ : 0;  // ceil_edge(ser_ps(lnf - 32))
+  f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), T.mac_at);
+  f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + rest, x + chunks + 1});
   T.free_at = f.eof;
-  T.mac_ps = static_cast<int64_t>(f.sof) * c_.clock_ps + ser_ps(f.bytes + kWireOverhead) - row_ps_;
+  T.mac_at = f.sof + ceil_edge(ser_ps(f.bytes + kWireOverhead) - row_ps_);
   if (v < c_.gate_classes) {
     T.used[v] = static_cast<uint16_t>(T.used[v] + (f.bytes + 127) / 128);
     if (!gate_ok(p, v)) {

@@ -321,7 +321,7 @@ class Nic {
   };
   struct TxPort {
     Edge free_at = 0;     // the builder may take a job at this edge
-    int64_t mac_ps = 0;   // the MAC may take the next first beat at this time (line-rate pacing)
+    Edge mac_at = 0;      // the MAC may take the next first beat from this edge (line-rate pacing)
     uint64_t out_bytes = 0;
     std::array<uint16_t, 4> limit{}, used{};
     std::array<Edge, 4> closed_since{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};
@@ -409,6 +409,7 @@ class Nic {
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
   int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
+  uint64_t gc_ = 1;     // port_gbps * clock_ps: ceil(ceil(8000 b / gbps) / clock) = ceil(8000 b / gc_)
   std::vector<Queue> q_;
   // Command slots [q * QDepth + idx mod QDepth]: the commands in one array (a PDU's are contiguous
   // modulo QDepth: copied into its frame in at most two ranges), their visibility edges in another
