@@ -363,6 +363,7 @@ void Nic::apply_fb(const Fb& e, Edge x) {
     const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
     owe_due_[c] = due;
     const unsigned p = conn_port_[c];
+    owe_ports_ |= 1u << p;
     owe_min_[p] = std::min(owe_min_[p], due);
     owe_next_ = std::min(owe_next_, due);
     wake(std::max({x, due, tp_[p].free_at}));  // (x: the edge it is applied as of)
@@ -444,11 +445,11 @@ void Nic::after_start(Edge x) {
 
 bool Nic::schedule(Edge x) {
   tx_wake_ = kNoEdge;
-  uint32_t idle = 0;
-  const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) ||
-                    (m_owe_[0] | m_owe_[1] | m_owe_[2] | m_owe_[3]);
+  const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) || owe_ports_;
   if (!work) return false;
-  for (unsigned p = 0; p < kMaxPorts; ++p) idle |= static_cast<uint32_t>(tp_[p].free_at <= x) << p;
+  static_assert(kMaxPorts == 4, "the idle ports below");
+  const uint32_t idle = static_cast<uint32_t>(tp_[0].free_at <= x) | static_cast<uint32_t>(tp_[1].free_at <= x) << 1 |
+                        static_cast<uint32_t>(tp_[2].free_at <= x) << 2 | static_cast<uint32_t>(tp_[3].free_at <= x) << 3;
   Job j;
   if (idle && pick(x, idle, j)) {  // one call site of start(): inlined
     start(j.kind, j.p, j.i, j.v, x, j.n, j.packed, j.chunks);
@@ -480,15 +481,15 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
         }
       }
   // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none can start before). Port by
-  // port (ascending ports hold ascending connections: the same lowest one starts): a busy port's
-  // owed ACKs cannot start before max(due, free) (its free edge only grows and wakes the scheduler,
-  // see after_start), and an idle port whose earliest due (owe_ready, a lower bound) is after x has
-  // none due; only the others' connections are looked at.
+  // port, the ports owing one (owe_ports_; ascending ports hold ascending connections: the same
+  // lowest one starts): a busy port's owed ACKs cannot start before max(due, free) (its free edge
+  // only grows and wakes the scheduler, see after_start), and an idle port whose earliest due
+  // (owe_ready, a lower bound) is after x has none due; only the others' connections are looked at.
   if (x >= owe_next_) {
     Edge nd = kNoEdge, nf = kNoEdge;  // a bound of the earliest max(due, free); of the earliest due after x
-    for (unsigned p = 0; p < kMaxPorts; ++p) {
+    for (uint32_t op = owe_ports_; op; op &= op - 1) {
+      const unsigned p = ctz64(op);
       const uint64_t* pm = port_conns_[p].data();
-      if (!((m_owe_[0] & pm[0]) | (m_owe_[1] & pm[1]) | (m_owe_[2] & pm[2]) | (m_owe_[3] & pm[3]))) continue;
       const Edge lo = owe_ready(p);
       if (!((idle >> p) & 1u)) {
         nd = std::min(nd, std::max(lo, tp_[p].free_at));
@@ -696,6 +697,8 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     C.owe = kOweNone;
     m_owe_[c >> 6] &= ~(1ull << (c & 63));
     if (owe_due_[c] <= owe_min_[p]) owe_min_ok_[p] = false;
+    const uint64_t* pm = port_conns_[p].data();
+    if (!((m_owe_[0] & pm[0]) | (m_owe_[1] & pm[1]) | (m_owe_[2] & pm[2]) | (m_owe_[3] & pm[3]))) owe_ports_ &= ~(1u << p);
   }
   f.packed = packed;
   f.bytes = frame_len(packed);
@@ -706,7 +709,8 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   // sof + the ceiling of the rest (> 0): kept in edges, no multiplication. A ceiling of a ceiling is
   // one division (ceil(ceil(a / b) / c) = ceil(a / bc)).
   const uint32_t beats = (lnf + kRow - 1) / kRow;
-  const uint64_t rest = lnf > kRow ? (static_cast<uint64_t>(lnf - kRow) * 8000 + gc_ - 1) / gc_ : 0;  // ceil_edge(ser_ps(lnf - 32))
+  // (ceil_edge(ser_ps(lnf - 32)))
+  const uint64_t rest = lnf > kRow ? (static_cast<uint64_t>(lnf - kRow) * 8000 + gc_ - 1) / gc_ : 0;
   f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), T.mac_at);
   f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + rest, x + chunks + 1});
   T.free_at = f.eof;

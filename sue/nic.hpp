@@ -370,6 +370,7 @@ class Nic {
   std::array<std::array<uint16_t, 4>, kMaxPorts> blk_{};  // [port][VC]: peers whose connection's window is full or in go-back-N
   std::array<uint64_t, kMaxPorts> carry_{};  // [port]: the queues it may carry, as the peer masks of the four VCs in one word
   std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
+  uint32_t owe_ports_ = 0;  // bit p: some connection of port p owes an ACK/NACK (m_owe_ & port_conns_[p])
   std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
   // The feedback of this edge's verdicts (one frame per port at most): sue_tx reads it at the next
   // edge, before anything else there touches what it writes, so edge() applies it as of x + 1 right
