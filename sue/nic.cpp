@@ -164,7 +164,8 @@ bool Nic::idle() const {
 // ------------------------------------------------------------------ time
 
 void Nic::advance(Edge t) {
-  while (next_ != kNoEdge && next_ <= t) {
+  if (t == kNoEdge) --t;  // (next_ is kNoEdge when nothing is due: one test per event)
+  while (next_ <= t) {
     const Edge x = next_;
     edge(x);
     now_ = x + 1;
