@@ -110,8 +110,8 @@ Nic::Nic(const NicConfig& c) : c_(c) {
       tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
       if (!gate_ok(p, v)) gate_closed_ |= 1u << (p * 4 + v);
     }
-  // The loops over the ports on the hot path run over kMaxPorts (a constant: unrolled, no branch per
-  // port): a port beyond NumPorts is never free, never due and carries nothing.
+  // The loops over the ports on the hot path run over kMaxPorts (a constant bound, not NumPorts read
+  // at every loop): a port beyond NumPorts is never free, never due and carries nothing.
   for (unsigned p = P_; p < kMaxPorts; ++p) tp_[p].free_at = kNoEdge;
 }
 
