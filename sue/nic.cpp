@@ -88,6 +88,7 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   cmds_.assign(static_cast<size_t>(NQ_) * QD_, {});
   vis_.assign(static_cast<size_t>(NQ_) * QD_, 0);
   row_ps_ = ser_ps(kRow);
+  gc_ = static_cast<uint64_t>(c_.port_gbps) * static_cast<uint64_t>(c_.clock_ps);
   acked_.assign(static_cast<size_t>(NQ_) * QD_, 0);
   conn_.assign(NC_, {});
   desc_.assign(static_cast<size_t>(NC_) * W_, {});
@@ -109,6 +110,9 @@ Nic::Nic(const NicConfig& c) : c_(c) {
       tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
       if (!gate_ok(p, v)) gate_closed_ |= 1u << (p * 4 + v);
     }
+  // The loops over the ports on the hot path run over kMaxPorts (a constant bound, not NumPorts read
+  // at every loop): a port beyond NumPorts is never free, never due and carries nothing.
+  for (unsigned p = P_; p < kMaxPorts; ++p) tp_[p].free_at = kNoEdge;
 }
 
 int Nic::peer_of(uint32_t xpu) const {
@@ -125,36 +129,6 @@ int Nic::queue_of(uint32_t xpu, unsigned vc) const {
 
 // ------------------------------------------------------------------ inputs
 
-bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
-  Queue& Q = q_[q];
-  if (Q.tail - Q.head >= QD_) {
-    ++tcnt_[TxCnt::cmd_overflow];
-    return false;
-  }
-  const size_t k = static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1));
-  cmds_[k] = cmd;
-  const Edge vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
-  vis_[k] = vis;
-  acked_[k] = 0;
-  const bool first = Q.send == Q.tail;
-  ++Q.tail;
-  ++unsent_total_;
-  unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
-  ++tcnt_[TxCnt::cmds_in];
-  // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
-  if (first) {  // strict: its pin port may take it once free
-    const Edge t = c_.strict ? std::max(vis, tp_[pin_port_[q]].free_at) : vis;
-    wake(t);
-    next_ = std::min(next_, std::max(t, now_));
-  }
-  return true;
-}
-
-void Nic::rx_credit(unsigned vc, Edge at) {
-  rx_ret_.push_back({std::max(at, now_ ? now_ - 1 : 0), vc & 3u, 0});
-  if (ub_ && unext_ == kNoEdge) next_ = std::min(next_, std::max(rx_ret_.back().at + 1, now_));
-}
-
 void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
   RxPort& r = rp_[port];
   InFrame& h = r.in.push();
@@ -164,20 +138,6 @@ void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
     rx_upd(port);
     next_ = std::min(next_, rx_due_[port]);
   }
-}
-
-void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
-  gate_upd_.push_back({std::max(at, now_), port * 4 + (cls & 3u), limit});
-  // An update of an open gate changes nothing the scheduler looks at until the next edge it works at
-  // (edge() applies it first): no event of its own. A closed gate's update may open it.
-  if ((gate_closed_ >> (port * 4 + (cls & 3u))) & 1u) next_ = std::min(next_, gate_upd_.back().at);
-}
-
-void Nic::clear_outputs() {
-  out_frames_.clear();
-  out_del_.clear();
-  out_taken_.clear();
-  out_cred_.clear();
 }
 
 uint64_t Nic::gate_closed_edges(unsigned cls, Edge now) const {
@@ -204,7 +164,8 @@ bool Nic::idle() const {
 // ------------------------------------------------------------------ time
 
 void Nic::advance(Edge t) {
-  while (next_ != kNoEdge && next_ <= t) {
+  if (t == kNoEdge) --t;  // (next_ is kNoEdge when nothing is due: one test per event)
+  while (next_ <= t) {
     const Edge x = next_;
     edge(x);
     now_ = x + 1;
@@ -272,7 +233,7 @@ void Nic::edge(Edge x) {
   }
   // sue_rx: one frame per port may complete at this edge (its eof beat taken), ascending ports.
   if (rx_min_ <= x)
-    for (unsigned p = 0; p < P_; ++p)
+    for (unsigned p = 0; p < kMaxPorts; ++p)
       if (rx_due_[p] <= x) rx_take(p, x);  // (a frame that does not fit waits at the MAC)
   // (sue_tx step 1, feedback registered at earlier edges: none is left, see below.)
   // Step 3: RTO, the timers due in (deadline, key) order (as the min-heap they replace).
@@ -403,6 +364,7 @@ void Nic::apply_fb(const Fb& e, Edge x) {
     const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
     owe_due_[c] = due;
     const unsigned p = conn_port_[c];
+    owe_ports_ |= 1u << p;
     owe_min_[p] = std::min(owe_min_[p], due);
     owe_next_ = std::min(owe_next_, due);
     wake(std::max({x, due, tp_[p].free_at}));  // (x: the edge it is applied as of)
@@ -471,7 +433,7 @@ void Nic::upd_blk(unsigned c) {
 void Nic::after_start(Edge x) {
   Edge best = tx_wake_;  // (pick's wakes are all after x)
   const ReadyWords k = ready_words();
-  for (unsigned p = 0; p < P_; ++p) {
+  for (unsigned p = 0; p < kMaxPorts; ++p) {
     const Edge fa = std::max(tp_[p].free_at, x + 1);
     if (fa >= best) continue;
     const Edge r = port_ready(p, k);
@@ -484,12 +446,11 @@ void Nic::after_start(Edge x) {
 
 bool Nic::schedule(Edge x) {
   tx_wake_ = kNoEdge;
-  uint32_t idle = 0;
-  const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) ||
-                    (m_owe_[0] | m_owe_[1] | m_owe_[2] | m_owe_[3]);
+  const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) || owe_ports_;
   if (!work) return false;
-  for (unsigned p = 0; p < P_; ++p)
-    if (tp_[p].free_at <= x) idle |= 1u << p;
+  static_assert(kMaxPorts == 4, "the idle ports below");
+  const uint32_t idle = static_cast<uint32_t>(tp_[0].free_at <= x) | static_cast<uint32_t>(tp_[1].free_at <= x) << 1 |
+                        static_cast<uint32_t>(tp_[2].free_at <= x) << 2 | static_cast<uint32_t>(tp_[3].free_at <= x) << 3;
   Job j;
   if (idle && pick(x, idle, j)) {  // one call site of start(): inlined
     start(j.kind, j.p, j.i, j.v, x, j.n, j.packed, j.chunks);
@@ -498,7 +459,7 @@ bool Nic::schedule(Edge x) {
   }
   {
     // A port that frees may start what it cannot start now (after a start, after_start looked).
-    for (unsigned p = 0; p < P_; ++p)
+    for (unsigned p = 0; p < kMaxPorts; ++p)
       if (tp_[p].free_at > x && tp_[p].free_at < tx_wake_) {
         const Edge r = port_ready(p);
         if (r != kNoEdge) wake(std::max(r, tp_[p].free_at));
@@ -521,15 +482,15 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
         }
       }
   // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none can start before). Port by
-  // port (ascending ports hold ascending connections: the same lowest one starts): a busy port's
-  // owed ACKs cannot start before max(due, free) (its free edge only grows and wakes the scheduler,
-  // see after_start), and an idle port whose earliest due (owe_ready, a lower bound) is after x has
-  // none due; only the others' connections are looked at.
+  // port, the ports owing one (owe_ports_; ascending ports hold ascending connections: the same
+  // lowest one starts): a busy port's owed ACKs cannot start before max(due, free) (its free edge
+  // only grows and wakes the scheduler, see after_start), and an idle port whose earliest due
+  // (owe_ready, a lower bound) is after x has none due; only the others' connections are looked at.
   if (x >= owe_next_) {
     Edge nd = kNoEdge, nf = kNoEdge;  // a bound of the earliest max(due, free); of the earliest due after x
-    for (unsigned p = 0; p < P_; ++p) {
+    for (uint32_t op = owe_ports_; op; op &= op - 1) {
+      const unsigned p = ctz64(op);
       const uint64_t* pm = port_conns_[p].data();
-      if (!((m_owe_[0] & pm[0]) | (m_owe_[1] & pm[1]) | (m_owe_[2] & pm[2]) | (m_owe_[3] & pm[3]))) continue;
       const Edge lo = owe_ready(p);
       if (!((idle >> p) & 1u)) {
         nd = std::min(nd, std::max(lo, tp_[p].free_at));
@@ -737,17 +698,24 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     C.owe = kOweNone;
     m_owe_[c >> 6] &= ~(1ull << (c & 63));
     if (owe_due_[c] <= owe_min_[p]) owe_min_ok_[p] = false;
+    const uint64_t* pm = port_conns_[p].data();
+    if (!((m_owe_[0] & pm[0]) | (m_owe_[1] & pm[1]) | (m_owe_[2] & pm[2]) | (m_owe_[3] & pm[3]))) owe_ports_ &= ~(1u << p);
   }
   f.packed = packed;
   f.bytes = frame_len(packed);
   const uint32_t lnf = kHdrBytes + static_cast<uint32_t>(kRhBytes) + packed + static_cast<uint32_t>(kRcrcBytes);
-  const uint32_t beats = (lnf + kRow - 1) / kRow;
   // Timing: the first beat after the builder's pipeline and once the MAC's line-rate pacing allows;
-  // the last beat no earlier than one beat per edge, the MAC's rate, and one chunk per edge.
-  f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), ceil_edge(T.mac_ps));
-  f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + ceil_edge(ser_ps(lnf > kRow ? lnf - kRow : 0)), x + chunks + 1});
+  // the last beat no earlier than one beat per edge, the MAC's rate, and one chunk per edge. The MAC
+  // takes the next first beat at sof * clock + ser(bytes + 20) - ser(32) ps, whose ceiling in edges is
+  // sof + the ceiling of the rest (> 0): kept in edges, no multiplication. A ceiling of a ceiling is
+  // one division (ceil(ceil(a / b) / c) = ceil(a / bc)).
+  const uint32_t beats = (lnf + kRow - 1) / kRow;
+  // (ceil_edge(ser_ps(lnf - 32)))
+  const uint64_t rest = lnf > kRow ? (static_cast<uint64_t>(lnf - kRow) * 8000 + gc_ - 1) / gc_ : 0;
+  f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), T.mac_at);
+  f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + rest, x + chunks + 1});
   T.free_at = f.eof;
-  T.mac_ps = static_cast<int64_t>(f.sof) * c_.clock_ps + ser_ps(f.bytes + kWireOverhead) - row_ps_;
+  T.mac_at = f.sof + ceil_edge(ser_ps(f.bytes + kWireOverhead) - row_ps_);
   if (v < c_.gate_classes) {
     T.used[v] = static_cast<uint16_t>(T.used[v] + (f.bytes + 127) / 128);
     if (!gate_ok(p, v)) {
@@ -910,10 +878,20 @@ void Nic::unpack(Edge x) {
     }
     --cred_[v];
     const uint32_t nb = dlen ? (dlen + DB_ - 1) >> db_sh_ : 1;
-    Edge yk = xk;
-    for (uint32_t j = 1; j < nb; ++j) {
-      const uint32_t need = off + kOpBytes + std::min<uint32_t>(dlen, (j + 1) * DB_);
-      yk = std::max(yk + 1, row0 + (need - 1) / kRow);
+    // Beat j >= 1 goes out at y_j = max(y_(j-1) + 1, r_j), r_j the edge its last byte's row is
+    // usable: y = max(xk + nb - 1, max over j of r_j + nb - 1 - j). With DB >= 32 (one or more rows a
+    // beat) r_j - j grows up to beat nb - 2 (r_j = row0 + (off + 19) / 32 + (j + 1) * DB / 32), so
+    // only beats nb - 2 and nb - 1 can exceed xk's chain; narrower beats take the beat loop.
+    Edge yk = xk + nb - 1;
+    if (DB_ >= kRow) {
+      if (nb >= 2) yk = std::max(yk, row0 + (off + kOpBytes + dlen - 1) / kRow);
+      if (nb >= 3) yk = std::max(yk, row0 + (off + kOpBytes + (nb - 1) * DB_ - 1) / kRow + 1);
+    } else {
+      yk = xk;
+      for (uint32_t j = 1; j < nb; ++j) {
+        const uint32_t need = off + kOpBytes + std::min<uint32_t>(dlen, (j + 1) * DB_);
+        yk = std::max(yk + 1, row0 + (need - 1) / kRow);
+      }
     }
     PendDel& pd = pend_del_.push();
     pd.d.cmd = cmd;

@@ -28,6 +28,7 @@
 // never go down). Plain C++, no SystemC.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -200,8 +201,12 @@ class Ring {
     p_ = nullptr;
     h_ = n_ = m_ = cap_ = 0;
   }
+  // The full ring's doubling is out of line: the pushes on the hot path (receive credits, credit
+  // updates, frames in) stay a test and a store, and their callers need no frame of their own.
   void grow() {
-    if (n_ < cap_) return;
+    if (n_ >= cap_) grow_full();
+  }
+  [[gnu::noinline, gnu::cold]] void grow_full() {
     std::vector<T> nb(b_.empty() ? 8 : b_.size() * 2);
     for (size_t k = 0; k < n_; ++k) nb[k] = std::move((*this)[k]);
     b_.swap(nb);
@@ -275,7 +280,12 @@ class Nic {
   const std::vector<NicDelivery>& deliveries() const { return out_del_; }
   const std::vector<NicTaken>& taken() const { return out_taken_; }
   const std::vector<NicCredit>& credits() const { return out_cred_; }
-  void clear_outputs();
+  void clear_outputs() {  // (inline: the caller's every event; a call into the -fPIC library costs more)
+    out_frames_.clear();
+    out_del_.clear();
+    out_taken_.clear();
+    out_cred_.clear();
+  }
 
   // ---- state and counters
   const std::array<uint64_t, TxCnt::kNum>& tx_cnt() const { return tcnt_; }
@@ -311,7 +321,7 @@ class Nic {
   };
   struct TxPort {
     Edge free_at = 0;     // the builder may take a job at this edge
-    int64_t mac_ps = 0;   // the MAC may take the next first beat at this time (line-rate pacing)
+    Edge mac_at = 0;      // the MAC may take the next first beat from this edge (line-rate pacing)
     uint64_t out_bytes = 0;
     std::array<uint16_t, 4> limit{}, used{};
     std::array<Edge, 4> closed_since{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};
@@ -360,6 +370,7 @@ class Nic {
   std::array<std::array<uint16_t, 4>, kMaxPorts> blk_{};  // [port][VC]: peers whose connection's window is full or in go-back-N
   std::array<uint64_t, kMaxPorts> carry_{};  // [port]: the queues it may carry, as the peer masks of the four VCs in one word
   std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
+  uint32_t owe_ports_ = 0;  // bit p: some connection of port p owes an ACK/NACK (m_owe_ & port_conns_[p])
   std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
   // The feedback of this edge's verdicts (one frame per port at most): sue_tx reads it at the next
   // edge, before anything else there touches what it writes, so edge() applies it as of x + 1 right
@@ -399,6 +410,7 @@ class Nic {
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
   int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
+  uint64_t gc_ = 1;     // port_gbps * clock_ps: ceil(ceil(8000 b / gbps) / clock) = ceil(8000 b / gc_)
   std::vector<Queue> q_;
   // Command slots [q * QDepth + idx mod QDepth]: the commands in one array (a PDU's are contiguous
   // modulo QDepth: copied into its frame in at most two ranges), their visibility edges in another
@@ -480,6 +492,46 @@ class Nic {
   COSIM_NIC_ALWAYS_INLINE void unpack(Edge x);
   inline void recompute_next();
 };
+
+// The inputs called at every command, credit and credit update are inline: a call into the -fPIC
+// library (through the PLT, with its own frame) cost as much as their work.
+
+inline bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
+  Queue& Q = q_[q];
+  if (Q.tail - Q.head >= QD_) {
+    ++tcnt_[TxCnt::cmd_overflow];
+    return false;
+  }
+  const size_t k = static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1));
+  cmds_[k] = cmd;
+  const Edge vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
+  vis_[k] = vis;
+  acked_[k] = 0;
+  const bool first = Q.send == Q.tail;
+  ++Q.tail;
+  ++unsent_total_;
+  unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
+  ++tcnt_[TxCnt::cmds_in];
+  // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
+  if (first) {  // strict: its pin port may take it once free
+    const Edge t = c_.strict ? std::max(vis, tp_[pin_port_[q]].free_at) : vis;
+    wake(t);
+    next_ = std::min(next_, std::max(t, now_));
+  }
+  return true;
+}
+
+inline void Nic::rx_credit(unsigned vc, Edge at) {
+  rx_ret_.push_back({std::max(at, now_ ? now_ - 1 : 0), vc & 3u, 0});
+  if (ub_ && unext_ == kNoEdge) next_ = std::min(next_, std::max(rx_ret_.back().at + 1, now_));
+}
+
+inline void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
+  gate_upd_.push_back({std::max(at, now_), port * 4 + (cls & 3u), limit});
+  // An update of an open gate changes nothing the scheduler looks at until the next edge it works at
+  // (edge() applies it first): no event of its own. A closed gate's update may open it.
+  if ((gate_closed_ >> (port * 4 + (cls & 3u))) & 1u) next_ = std::min(next_, gate_upd_.back().at);
+}
 
 }  // namespace sue
 
