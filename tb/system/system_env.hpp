@@ -160,7 +160,15 @@ class Peering {
   /// -1 when the slot is empty.
   int peer(unsigned a, unsigned m, unsigned i) const { return table_[(a * M_ + m) * K_ + i]; }
   /// Where a reaches b: [first, second) (empty: unreachable).
-  std::pair<const Rev*, const Rev*> places(unsigned a, unsigned b) const;
+  std::pair<const Rev*, const Rev*> places(unsigned a, unsigned b) const {
+    if (b < N_ && !span_.empty()) {
+      const uint32_t s = span_[static_cast<size_t>(a) * N_ + b];
+      if (!(s & 0xffffu)) return {nullptr, nullptr};
+      const Rev* lo = rev_[a].data() + (s >> 16);
+      return {lo, lo + (s & 0xffffu)};
+    }
+    return places_search(a, b);
+  }
   const std::vector<uint32_t>& reachable(unsigned a) const { return reach_[a]; }
   std::string mode() const { return mode_; }
   unsigned pairs_missing() const { return missing_; }  ///< pairs of a complete demand left out (NumPeers)
@@ -176,6 +184,7 @@ class Peering {
   std::vector<uint32_t> span_;         // [a * N + b]: first index in rev_[a] << 16 | count (places() in O(1))
   std::vector<std::vector<uint32_t>> reach_;
   std::string mode_;
+  std::pair<const Rev*, const Rev*> places_search(unsigned a, unsigned b) const;  // without span_
   unsigned missing_ = 0, max_deg_ = 0;
 };
 
@@ -224,11 +233,68 @@ std::string gen_stream(unsigned a);
 /// Destination of XPU a's next request under the pattern, or -1 when it has none now (not an incast
 /// sender, an all-reduce step waiting for the predecessor's chunk or all steps done, nobody reachable).
 /// Uniform draws the destination from rng; all-reduce advances its step here.
-int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
-                     core::Rng& rng, XpuGen& X, unsigned a);
+/// (Inline, as request_shape: they run once per request.)
+inline int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
+                            core::Rng& rng, XpuGen& X, unsigned a) {
+  const unsigned N = c.xpus;
+  switch (c.pattern) {
+    case Pattern::uniform: {
+      const auto& r = pe.reachable(a);
+      if (r.empty()) return -1;
+      if (r.size() == 1) return static_cast<int>(r[0]);
+      if (X.dest_draw.hi() != r.size() - 1) X.dest_draw = core::UniformInt(0, r.size() - 1);
+      return static_cast<int>(r[X.dest_draw(rng)]);
+    }
+    case Pattern::permutation:
+      return static_cast<int>(perm[a]);
+    case Pattern::incast: {
+      const unsigned f = c.fan_in ? c.fan_in : N - 1;
+      if (a == 0 || a > f) return -1;
+      return 0;
+    }
+    case Pattern::alltoall:
+      return static_cast<int>((a + 1 + X.a2a % (N - 1)) % N);
+    case Pattern::allreduce:
+      if (X.ar_done) return -1;
+      if (X.ar_sent >= c.chunk_bytes) {
+        // The next step needs this step's chunk from the predecessor.
+        if (X.ar_recv[X.ar_step] < c.chunk_bytes) return -1;
+        ++X.ar_step;
+        X.ar_sent = 0;
+        if (X.ar_step == ar_steps) {
+          X.ar_done = true;
+          return -1;
+        }
+      }
+      return static_cast<int>((a + 1) % N);
+  }
+  return -1;
+}
 /// Opcode, write data length and aux field (read length, all-reduce step) of that request: sizes and the
 /// read choice drawn from rng (after the destination, only when the request is issued).
-void request_shape(const SysConfig& c, core::Rng& rng, XpuGen& X, Op& op, unsigned& dlen, unsigned& aux);
+inline void request_shape(const SysConfig& c, core::Rng& rng, XpuGen& X, Op& op, unsigned& dlen, unsigned& aux) {
+  op = kWrite;
+  dlen = 0;
+  aux = 0;
+  if (c.pattern == Pattern::allreduce) {
+    dlen = std::min<uint32_t>(c.dlen_max, c.chunk_bytes - X.ar_sent);
+    aux = X.ar_step;
+    X.ar_sent += dlen;
+    return;
+  }
+  auto size = [&]() -> unsigned {
+    if (c.bimodal) return rng.chance(0.5) ? c.dlen_min : c.dlen_max;
+    if (X.size_draw.lo() != c.dlen_min || X.size_draw.hi() != c.dlen_max) X.size_draw = core::UniformInt(c.dlen_min, c.dlen_max);
+    return static_cast<unsigned>(X.size_draw(rng));
+  };
+  if (c.read_ratio > 0 && rng.chance(c.read_ratio)) {
+    op = kReadReq;
+    aux = size();
+  } else {
+    dlen = size();
+  }
+  if (c.pattern == Pattern::alltoall) ++X.a2a;
+}
 
 /// Per-component wall time of the loop (bench profile), seconds.
 struct Profile {
@@ -423,9 +489,26 @@ class SystemBase {
   /// (planes: to the switch, done here; true when the caller sends them to a mesh peer).
   bool credit_back(PortBase& pt, unsigned xpu, unsigned cls, uint32_t c, core::Ps t);
   /// An XPU issued a command.
-  void count_issue(unsigned a, bool response, Op op);
+  void count_issue(unsigned a, bool response, Op op) {
+    if (response) {
+      ++xs_[a].resp_issued;
+    } else {
+      ++xs_[a].req_issued;
+      ++(op == kReadReq ? xs_[a].reads : xs_[a].writes);
+    }
+  }
   /// A command of `dlen` data bytes from `src` reached XPU `xpu` at cycle x, `lat` cycles after it was issued.
-  void count_delivery(unsigned xpu, unsigned src, unsigned vc, uint32_t dlen, uint64_t lat, uint64_t x);
+  void count_delivery(unsigned xpu, unsigned src, unsigned vc, uint32_t dlen, uint64_t lat, uint64_t x) {
+    (vc == kRespVc ? fig_.lat_resp_ns : fig_.lat_req_ns).add(core::to_ns(static_cast<core::Ps>(lat) * cfg_.clock_ps));
+    const uint64_t bytes = 20 + dlen;
+    XpuStats& xr = xs_[xpu];
+    ++xr.delivered;
+    xr.delivered_bytes += bytes;
+    if (x >= fig_.win_start && (traffic_ || x < fig_.win_end)) {
+      xr.win_rx_bytes += bytes;
+      xs_[src].win_tx_bytes += bytes;
+    }
+  }
   void misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what);
   static void add_faults(LinkFigures& r, const PortBase& pt);
 
