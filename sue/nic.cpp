@@ -150,11 +150,6 @@ bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   return true;
 }
 
-void Nic::rx_credit(unsigned vc, Edge at) {
-  rx_ret_.push_back({std::max(at, now_ ? now_ - 1 : 0), vc & 3u, 0});
-  if (ub_ && unext_ == kNoEdge) next_ = std::min(next_, std::max(rx_ret_.back().at + 1, now_));
-}
-
 void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
   RxPort& r = rp_[port];
   InFrame& h = r.in.push();
@@ -171,13 +166,6 @@ void Nic::credit_limit(unsigned port, unsigned cls, uint32_t limit, Edge at) {
   // An update of an open gate changes nothing the scheduler looks at until the next edge it works at
   // (edge() applies it first): no event of its own. A closed gate's update may open it.
   if ((gate_closed_ >> (port * 4 + (cls & 3u))) & 1u) next_ = std::min(next_, gate_upd_.back().at);
-}
-
-void Nic::clear_outputs() {
-  out_frames_.clear();
-  out_del_.clear();
-  out_taken_.clear();
-  out_cred_.clear();
 }
 
 uint64_t Nic::gate_closed_edges(unsigned cls, Edge now) const {

@@ -28,6 +28,7 @@
 // never go down). Plain C++, no SystemC.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -257,7 +258,10 @@ class Nic {
   /// from done + 1). false: the queue has no free slot (the XPU overran its credits; dropped).
   bool submit(unsigned q, const NicCmd& cmd, Edge done);
   /// rx_credit_i[vc] pulsed at edge `at`.
-  void rx_credit(unsigned vc, Edge at);
+  void rx_credit(unsigned vc, Edge at) {
+    rx_ret_.push_back({std::max(at, now_ ? now_ - 1 : 0), vc & 3u, 0});
+    if (ub_ && unext_ == kNoEdge) next_ = std::min(next_, std::max(rx_ret_.back().at + 1, now_));
+  }
   /// A frame whose last beat the MAC presents from edge `eof` on port `port`.
   void receive(unsigned port, NicFrame&& f, Edge eof);
   /// CBFC credit update (cumulative limit, 16-bit) for class `cls` of port `port`, in effect for
@@ -275,7 +279,12 @@ class Nic {
   const std::vector<NicDelivery>& deliveries() const { return out_del_; }
   const std::vector<NicTaken>& taken() const { return out_taken_; }
   const std::vector<NicCredit>& credits() const { return out_cred_; }
-  void clear_outputs();
+  void clear_outputs() {
+    out_frames_.clear();
+    out_del_.clear();
+    out_taken_.clear();
+    out_cred_.clear();
+  }
 
   // ---- state and counters
   const std::array<uint64_t, TxCnt::kNum>& tx_cnt() const { return tcnt_; }

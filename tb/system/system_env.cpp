@@ -13,7 +13,6 @@ namespace tb::system_tb {
 
 namespace {
 
-constexpr unsigned kWireOverhead = 20;   // preamble + SFD + IFG, charged per frame
 constexpr uint32_t kFakeIdTop = sue::kMaxXpuId;
 
 double now_s() {
@@ -365,42 +364,22 @@ std::string SystemBase::net_busy() const {
   return "";
 }
 
-bool SystemBase::frame_onto_wire(PortBase& pt, unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc) {
-  ++fig_.frames;
-  fig_.wire_bytes += len + kWireOverhead;
-  pt.wire_bytes += len + kWireOverhead;
-  ++pt.frames;
-  if (vc < kClasses && len <= mtu_bytes_) return true;
+void SystemBase::frame_refused(unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc) {
   if (!fig_.cbfc_errors++)
     fig_.first_cbfc_error = fmt::format("XPU {} instance {} port {}: a frame of {} bytes on VC {} (allowed: VC 0..{}, "
                                         "at most {} bytes)", xpu, inst, port, len, vc, kClasses - 1, mtu_bytes_);
-  return false;
 }
 
-bool SystemBase::wire_passes(lnk::FaultInjector* inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
+bool SystemBase::wire_faults(lnk::FaultInjector& inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
                              bool& bad) {
-  if (!inj) return true;
   lnk::Frame lf;
   lf.id = id;
   lf.cls = cls;
   lf.len = len;
-  const auto v = inj->on_frame(t0, t1, lf).verdict;
+  const auto v = inj.on_frame(t0, t1, lf).verdict;
   if (v == lnk::FaultInjector::Verdict::drop) return false;
   if (v == lnk::FaultInjector::Verdict::corrupt) bad = true;
   return true;
-}
-
-sw::Packet SystemBase::nic_packet(uint64_t id, unsigned xpu, uint32_t dst, unsigned cls, uint32_t len, core::Ps t_in,
-                                  core::Ps t_in_last) {
-  sw::Packet pk;
-  pk.id = id;
-  pk.tag = xpu;
-  pk.dst_xpu = dst;
-  pk.cls = static_cast<uint8_t>(cls);
-  pk.bytes = len;
-  pk.t_in = t_in;
-  pk.t_in_last = t_in_last;
-  return pk;
 }
 
 void SystemBase::init_port(PortBase& pt, unsigned a, unsigned m, unsigned p) const {
@@ -434,14 +413,6 @@ void SystemBase::note_drop(unsigned pl, const sw::Packet& pk, sw::DropReason why
                                   why == sw::DropReason::no_route ? "no route"
                                   : why == sw::DropReason::buffer_full ? "buffer full" : "lossless overflow",
                                   core::format_time(t));
-}
-
-bool SystemBase::credit_back(PortBase& pt, unsigned xpu, unsigned cls, uint32_t c, core::Ps t) {
-  pt.rx_occ[cls] -= c;
-  pt.rx_limit[cls] = (pt.rx_limit[cls] + c) & 0xffffu;
-  if (pt.plane < 0) return true;
-  sw_[static_cast<size_t>(pt.plane)]->credit_in(xpu, cls, pt.rx_limit[cls], t + nic_tx_ + cable_);
-  return false;
 }
 
 void SystemBase::misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what) {

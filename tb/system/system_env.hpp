@@ -426,14 +426,34 @@ class SystemBase {
   std::string net_busy() const;  ///< scoreboard and switches ("" when both are done)
   /// A frame of `len` bytes leaves NIC port `port` of XPU `xpu` instance `inst` on `pt`: counted; false
   /// (a CBFC error recorded) when its class or length is out of bounds.
-  bool frame_onto_wire(PortBase& pt, unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc);
+  bool frame_onto_wire(PortBase& pt, unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc) {
+    ++fig_.frames;
+    fig_.wire_bytes += len + kWireOverhead;
+    pt.wire_bytes += len + kWireOverhead;
+    ++pt.frames;
+    if (vc < kClasses && len <= mtu_bytes_) return true;
+    frame_refused(xpu, inst, port, len, vc);
+    return false;
+  }
   /// A frame on a wire with fault injector `inj` (nullptr: none) from t0 to t1: false when dropped, `bad`
   /// set when corrupted.
   static bool wire_passes(lnk::FaultInjector* inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
-                          bool& bad);
+                          bool& bad) {
+    return !inj || wire_faults(*inj, id, cls, len, t0, t1, bad);
+  }
   /// A NIC's frame as a switch packet.
   static sw::Packet nic_packet(uint64_t id, unsigned xpu, uint32_t dst, unsigned cls, uint32_t len, core::Ps t_in = 0,
-                               core::Ps t_in_last = -1);
+                               core::Ps t_in_last = -1) {
+    sw::Packet pk;
+    pk.id = id;
+    pk.tag = xpu;
+    pk.dst_xpu = dst;
+    pk.cls = static_cast<uint8_t>(cls);
+    pk.bytes = len;
+    pk.t_in = t_in;
+    pk.t_in_last = t_in_last;
+    return pk;
+  }
   /// Port p of instance m of XPU a: its XPU, plane and receive buffer limits.
   void init_port(PortBase& pt, unsigned a, unsigned m, unsigned p) const;
   /// Mesh: every port of every instance pointed at its cable partner, peer_of(the partner NIC, port).
@@ -487,7 +507,13 @@ class SystemBase {
   void note_drop(unsigned pl, const sw::Packet& pk, sw::DropReason why, core::Ps t);
   /// The NIC took a frame of `c` cells out of the receive buffer of `pt` at t: the credits go back
   /// (planes: to the switch, done here; true when the caller sends them to a mesh peer).
-  bool credit_back(PortBase& pt, unsigned xpu, unsigned cls, uint32_t c, core::Ps t);
+  bool credit_back(PortBase& pt, unsigned xpu, unsigned cls, uint32_t c, core::Ps t) {
+    pt.rx_occ[cls] -= c;
+    pt.rx_limit[cls] = (pt.rx_limit[cls] + c) & 0xffffu;
+    if (pt.plane < 0) return true;
+    sw_[static_cast<size_t>(pt.plane)]->credit_in(xpu, cls, pt.rx_limit[cls], t + nic_tx_ + cable_);
+    return false;
+  }
   /// An XPU issued a command.
   void count_issue(unsigned a, bool response, Op op) {
     if (response) {
@@ -511,6 +537,10 @@ class SystemBase {
   }
   void misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what);
   static void add_faults(LinkFigures& r, const PortBase& pt);
+  static constexpr unsigned kWireOverhead = 20;  // preamble + SFD + IFG, charged per frame
+  void frame_refused(unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc);  // frame_onto_wire: false
+  static bool wire_faults(lnk::FaultInjector& inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
+                          bool& bad);  // wire_passes with an injector
 
   SysConfig cfg_;
   std::unique_ptr<Peering> peering_;

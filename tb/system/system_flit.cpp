@@ -270,31 +270,39 @@ void FlitSystem::run_windows(uint64_t c) {
 // XPU a's edges before e1 (run_windows): its generator, then its interfaces, then its NICs at each
 // edge, as edge() orders them (a pass in that order, again while one of them is due at the edge).
 void FlitSystem::run_xpu(unsigned a, uint64_t e1) {
-  const size_t M = cfg_.instances, g = slot(kGen, a), d0 = slot(kDrv, a * M), n0 = slot(kNic, a * M);
+  const size_t M = cfg_.instances;
+  // The XPU's entries of sched_ (sized once, in the constructor): its generator, interfaces, NICs.
+  uint64_t& gen = sched_[slot(kGen, a)];
+  uint64_t* const drv = &sched_[slot(kDrv, a * M)];
+  uint64_t* const nic = &sched_[slot(kNic, a * M)];
   auto next = [&] {
-    uint64_t m = sched_[g];
-    for (size_t k = 0; k < M; ++k) m = std::min({m, sched_[d0 + k], sched_[n0 + k]});
+    uint64_t m = gen;
+    for (size_t k = 0; k < M; ++k) m = std::min({m, drv[k], nic[k]});
     return m;
   };
-  for (uint64_t x = next(); x < e1; x = next()) {
+  uint64_t x = next();
+  while (x < e1) {
     floor_ = x;
     cycle_ = x;
+    uint64_t m;
     do {
-      if (sched_[g] == x) {
-        sched_[g] = kNever;
+      if (gen == x) {
+        gen = kNever;
         generate(a, x);
       }
       for (size_t k = 0; k < M; ++k)
-        if (sched_[d0 + k] == x) {
-          sched_[d0 + k] = kNever;
+        if (drv[k] == x) {
+          drv[k] = kNever;
           drive(static_cast<unsigned>(a * M + k), x);
         }
       for (size_t k = 0; k < M; ++k)
-        if (sched_[n0 + k] == x) {
-          sched_[n0 + k] = kNever;
+        if (nic[k] == x) {
+          nic[k] = kNever;
           nic_edge(static_cast<unsigned>(a * M + k), x);
         }
-    } while (next() == x);
+      m = next();  // nothing runs before floor_ (schedule()): m >= x
+    } while (m == x);
+    x = m;
   }
 }
 
