@@ -55,6 +55,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
   const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports(), K = cfg_.tp.num_peers;
   const double bytes_per_cycle = cfg_.port_gbps / 8.0 * core::to_ns(cfg_.clock_ps);
   tokens_per_cycle_ = cfg_.load * bytes_per_cycle * M * P;
+  tokens_cap_ = tokens_per_cycle_ + 20.0 + cfg_.dlen_max;
   mtu_bytes_ = std::max<uint32_t>(14 + 8 + cfg_.tp.max_pack + 4 + 4, 64);
   mtu_cells_ = cells(mtu_bytes_);
   xpus_.resize(N);
@@ -355,8 +356,7 @@ void FlitSystem::queue_cmd(unsigned a, const Peering::Place& place, unsigned dst
 // send time is computed from the bucket instead of polling every cycle.
 void FlitSystem::generate(unsigned a, uint64_t x) {
   Xpu& X = xpus_[a];
-  const double cap = tokens_per_cycle_ + 20.0 + cfg_.dlen_max;
-  if (x > X.tk_at) X.tokens = std::min(X.tokens + tokens_per_cycle_ * static_cast<double>(x - X.tk_at), cap);
+  if (x > X.tk_at) X.tokens = std::min(X.tokens + tokens_per_cycle_ * static_cast<double>(x - X.tk_at), tokens_cap_);
   X.tk_at = x;
   if (!traffic_) return;
   if (X.stall_since != kNever) {
@@ -393,7 +393,15 @@ void FlitSystem::generate(unsigned a, uint64_t x) {
   }
   // The next edge the bucket is non-negative again.
   uint64_t wait = 1;
-  if (X.tokens < 0) wait = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(-X.tokens / tokens_per_cycle_)));
+  if (X.tokens < 0) {
+    const double q = -X.tokens / tokens_per_cycle_;
+    if (q < 0x1p62) {  // ceil(q) as its truncation, one more when below q (SSE2 has no rounding instruction)
+      const int64_t w = static_cast<int64_t>(q);
+      wait = std::max<uint64_t>(1, static_cast<uint64_t>(w) + (static_cast<double>(w) < q));
+    } else {
+      wait = static_cast<uint64_t>(std::ceil(q));
+    }
+  }
   schedule(kGen, a, x + wait);
 }
 

@@ -93,6 +93,7 @@ class FlitSystem : public SystemBase {
   bool window_open_ = false;
   unsigned ar_done_ = 0;       // XPUs done with the all-reduce
   uint64_t ar_last_edge_ = 0;  // the edge the last of them finished at
+  double tokens_cap_ = 0;      // an XPU's token bucket holds at most this (as System::generate)
   std::vector<const llr_tb::LinkEngine*> no_llr_;
 
   uint64_t edge_at(core::Ps t) const {  // the first SUE edge at or after t
