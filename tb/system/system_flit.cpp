@@ -338,8 +338,9 @@ void FlitSystem::edge(uint64_t x) {
 
 // ------------------------------------------------------------------ XPUs
 
-void FlitSystem::queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op, unsigned dlen,
-                           unsigned aux, bool response, uint64_t x) {
+// (inline: GCC then folds it into generate(), which issues most commands.)
+inline void FlitSystem::queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op,
+                                  unsigned dlen, unsigned aux, bool response, uint64_t x) {
   Xpu& X = xpus_[a];
   Cmd c;
   c.src = a;
