@@ -125,31 +125,6 @@ int Nic::queue_of(uint32_t xpu, unsigned vc) const {
 
 // ------------------------------------------------------------------ inputs
 
-bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
-  Queue& Q = q_[q];
-  if (Q.tail - Q.head >= QD_) {
-    ++tcnt_[TxCnt::cmd_overflow];
-    return false;
-  }
-  const size_t k = static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1));
-  cmds_[k] = cmd;
-  const Edge vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
-  vis_[k] = vis;
-  acked_[k] = 0;
-  const bool first = Q.send == Q.tail;
-  ++Q.tail;
-  ++unsent_total_;
-  unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
-  ++tcnt_[TxCnt::cmds_in];
-  // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
-  if (first) {  // strict: its pin port may take it once free
-    const Edge t = c_.strict ? std::max(vis, tp_[pin_port_[q]].free_at) : vis;
-    wake(t);
-    next_ = std::min(next_, std::max(t, now_));
-  }
-  return true;
-}
-
 void Nic::receive(unsigned port, NicFrame&& f, Edge eof) {
   RxPort& r = rp_[port];
   InFrame& h = r.in.push();

@@ -278,7 +278,7 @@ void FlitSystem::run_xpu(unsigned a, uint64_t e1) {
   uint64_t* const nic = &sched_[slot(kNic, a * M)];
   auto next = [&] {
     uint64_t m = gen;
-    for (size_t k = 0; k < M; ++k) m = std::min({m, drv[k], nic[k]});
+    for (size_t k = 0; k < M; ++k) m = std::min(m, std::min(drv[k], nic[k]));
     return m;
   };
   uint64_t x = next();
@@ -515,7 +515,7 @@ void FlitSystem::nic_edge(unsigned ni, uint64_t x) {
   }
   for (sue::NicFrame& f : nic.frames()) {
     const uint32_t fi = alloc_frame();
-    std::swap(frames_[fi], f);
+    frames_[fi] = std::move(f);  // (the pool entry was moved on or dropped: its contents are spent)
     frame_out(n, fi);
   }
   for (const sue::NicTaken& tk : nic.taken()) {
