@@ -270,8 +270,17 @@ void FlitSystem::run_windows(uint64_t c) {
 
 // XPU a's edges before e1 (run_windows): its generator, then its interfaces, then its NICs at each
 // edge, as edge() orders them (a pass in that order, again while one of them is due at the edge).
+// One instance (the common case) is compiled apart: its loops over the instances vanish.
 void FlitSystem::run_xpu(unsigned a, uint64_t e1) {
-  const size_t M = cfg_.instances;
+  if (cfg_.instances == 1)
+    run_xpu_m<true>(a, e1);
+  else
+    run_xpu_m<false>(a, e1);
+}
+
+template <bool kOne>
+void FlitSystem::run_xpu_m(unsigned a, uint64_t e1) {
+  const size_t M = kOne ? 1 : cfg_.instances;
   // The XPU's entries of sched_ (sized once, in the constructor): its generator, interfaces, NICs.
   uint64_t& gen = sched_[slot(kGen, a)];
   uint64_t* const drv = &sched_[slot(kDrv, a * M)];

@@ -119,6 +119,8 @@ class FlitSystem : public SystemBase {
   [[noreturn]] void window_violation(const char* what, uint64_t at) const;
   void edge(uint64_t x);
   void run_xpu(unsigned a, uint64_t e1);
+  template <bool kOne>
+  void run_xpu_m(unsigned a, uint64_t e1);  // kOne: one instance per XPU
   void switch_tick(unsigned pl);
   void generate(unsigned a, uint64_t x);
   void queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux,
