@@ -127,8 +127,9 @@ class FlitSystem : public SystemBase {
                  bool response, uint64_t x);
   void drive(unsigned ni, uint64_t x);
   void nic_edge(unsigned ni, uint64_t x);
-  void frame_out(FNic& n, uint32_t fi);
-  void sink(FNic& n, const sue::NicDelivery& d, uint64_t x);
+  // nic_edge's per frame and per command steps, folded into it (one call site each).
+  [[gnu::always_inline]] inline void frame_out(FNic& n, uint32_t fi);
+  [[gnu::always_inline]] inline void sink(FNic& n, const sue::NicDelivery& d, uint64_t x);
   void open_window();
 };
 
