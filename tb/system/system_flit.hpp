@@ -122,10 +122,10 @@ class FlitSystem : public SystemBase {
   template <bool kOne>
   void run_xpu_m(unsigned a, uint64_t e1);  // kOne: one instance per XPU
   void switch_tick(unsigned pl);
-  void generate(unsigned a, uint64_t x);
+  [[gnu::always_inline]] inline void generate(unsigned a, uint64_t x);  // (into the loops that run it)
   void queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux,
                  bool response, uint64_t x);
-  void drive(unsigned ni, uint64_t x);
+  [[gnu::always_inline]] inline void drive(unsigned ni, uint64_t x);
   void nic_edge(unsigned ni, uint64_t x);
   // nic_edge's per frame and per command steps, folded into it (one call site each).
   [[gnu::always_inline]] inline void frame_out(FNic& n, uint32_t fi);
