@@ -10,14 +10,12 @@ void Scoreboard::error(const std::string& line) {
   if (errors_.size() < 20) errors_.push_back(fmt::format("{}: {}", name_, line));
 }
 
-uint32_t Scoreboard::find_slot(uint32_t flow) const {
-  if (flow < kFlowIndex) return flow < by_flow_.size() && by_flow_[flow] ? by_flow_[flow] - 1 : kNil;
+uint32_t Scoreboard::find_big(uint32_t flow) const {
   auto it = big_.find(flow);
   return it == big_.end() ? kNil : it->second;
 }
 
-uint32_t Scoreboard::slot_at(uint32_t flow) {
-  if (const uint32_t s = find_slot(flow); s != kNil) return s;
+uint32_t Scoreboard::new_slot(uint32_t flow) {
   const uint32_t s = static_cast<uint32_t>(hot_.size());
   hot_.emplace_back();
   flow_of_.push_back(flow);
@@ -31,30 +29,6 @@ uint32_t Scoreboard::slot_at(uint32_t flow) {
   return s;
 }
 
-uint32_t Scoreboard::new_item(uint64_t id, uint64_t digest, Ps t) {
-  uint32_t i = free_;
-  if (i != kNil) {
-    free_ = items_[i].next;
-  } else {
-    i = static_cast<uint32_t>(items_.size());
-    items_.emplace_back();
-  }
-  items_[i] = {id, digest, t, kNil};
-  return i;
-}
-
-void Scoreboard::unlink(uint32_t s, uint32_t prev, uint32_t i) {
-  Hot& h = hot_[s];
-  const uint32_t nx = items_[i].next;
-  if (prev == kNil)
-    h.head = nx;
-  else
-    items_[prev].next = nx;
-  if (h.tail == i) h.tail = prev;
-  --hot_[s].count;
-  free_item(i);
-}
-
 std::vector<uint32_t> Scoreboard::slots_by_flow() const {
   std::vector<uint32_t> v(hot_.size());
   for (uint32_t s = 0; s < v.size(); ++s) v[s] = s;
@@ -62,24 +36,12 @@ std::vector<uint32_t> Scoreboard::slots_by_flow() const {
   return v;
 }
 
-void Scoreboard::expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
-  const uint32_t s = slot_at(flow);
-  ++c_.expected;
-  ++hot_[s].count;
-  if (!ordered_) {
-    cold(s).pending[id] = {id, digest, t, kNil};
-    return;
-  }
-  const uint32_t i = new_item(id, digest, t);
-  Hot& h = hot_[s];
-  if (h.tail == kNil)
-    h.head = i;
-  else
-    items_[h.tail].next = i;
-  h.tail = i;
+void Scoreboard::expect_unordered(uint32_t s, uint64_t id, uint64_t digest, Ps t) {
+  cold(s).pending[id] = {id, digest, t, kNil};
 }
 
-void Scoreboard::observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
+// observe() past its inline common case (which changed nothing before coming here).
+void Scoreboard::observe_slow(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
   const uint32_t s = find_slot(flow);
   if (s == kNil) {
     ++c_.unexpected;

@@ -33,8 +33,42 @@ class Scoreboard {
   /// `ordered`: per-flow order is promised (otherwise only exactly-once and integrity).
   explicit Scoreboard(std::string name, bool ordered = true) : name_(std::move(name)), ordered_(ordered) {}
 
-  void expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t);
-  void observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t);
+  // Inline: the ordered mode's common case (a known flow; delivered at the head of its FIFO, intact)
+  // is a few loads and stores; the rest is out of line (expect_unordered, observe_slow).
+  void expect(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
+    const uint32_t s = slot_at(flow);
+    ++c_.expected;
+    ++hot_[s].count;
+    if (!ordered_) {
+      expect_unordered(s, id, digest, t);
+      return;
+    }
+    const uint32_t i = new_item(id, digest, t);
+    Hot& h = hot_[s];
+    if (h.tail == kNil)
+      h.head = i;
+    else
+      items_[h.tail].next = i;
+    h.tail = i;
+  }
+  void observe(uint32_t flow, uint64_t id, uint64_t digest, Ps t) {
+    const uint32_t s = ordered_ ? find_slot(flow) : kNil;
+    if (s != kNil) {
+      Hot& h = hot_[s];
+      if (h.head != kNil) {
+        const Item& it = items_[h.head];
+        if (it.id == id && it.digest == digest) {
+          ++c_.matched;
+          lat_.add(to_ns(t - it.t));
+          unlink(s, kNil, h.head);
+          h.matched = true;
+          h.last_matched = id;
+          return;
+        }
+      }
+    }
+    observe_slow(flow, id, digest, t);
+  }
   /// A registered transaction removed by a documented path (e.g. a flush); counted apart.
   void discard(uint32_t flow, uint64_t id);
   /// Everything still expected becomes lost. Idempotent.
@@ -86,18 +120,48 @@ class Scoreboard {
   std::vector<std::unique_ptr<Cold>> cold_;  // [slot]
   std::vector<Item> items_;
   uint32_t free_ = kNil;
-  uint32_t slot_at(uint32_t flow);    // creates the flow
-  uint32_t find_slot(uint32_t flow) const;  // kNil: never seen
+  uint32_t slot_at(uint32_t flow) {  // creates the flow
+    const uint32_t s = find_slot(flow);
+    return s != kNil ? s : new_slot(flow);
+  }
+  uint32_t find_slot(uint32_t flow) const {  // kNil: never seen
+    if (flow < kFlowIndex) return flow < by_flow_.size() && by_flow_[flow] ? by_flow_[flow] - 1 : kNil;
+    return find_big(flow);
+  }
+  uint32_t find_big(uint32_t flow) const;
+  uint32_t new_slot(uint32_t flow);
+  void expect_unordered(uint32_t s, uint64_t id, uint64_t digest, Ps t);
+  void observe_slow(uint32_t flow, uint64_t id, uint64_t digest, Ps t);
   Cold& cold(uint32_t s) {
     if (!cold_[s]) cold_[s] = std::make_unique<Cold>();
     return *cold_[s];
   }
-  uint32_t new_item(uint64_t id, uint64_t digest, Ps t);
+  uint32_t new_item(uint64_t id, uint64_t digest, Ps t) {
+    uint32_t i = free_;
+    if (i != kNil) {
+      free_ = items_[i].next;
+    } else {
+      i = static_cast<uint32_t>(items_.size());
+      items_.emplace_back();
+    }
+    items_[i] = {id, digest, t, kNil};
+    return i;
+  }
   void free_item(uint32_t i) {
     items_[i].next = free_;
     free_ = i;
   }
-  void unlink(uint32_t s, uint32_t prev, uint32_t i);  // removes item i (after prev, kNil: the head)
+  void unlink(uint32_t s, uint32_t prev, uint32_t i) {  // removes item i (after prev, kNil: the head)
+    Hot& h = hot_[s];
+    const uint32_t nx = items_[i].next;
+    if (prev == kNil)
+      h.head = nx;
+    else
+      items_[prev].next = nx;
+    if (h.tail == i) h.tail = prev;
+    --h.count;
+    free_item(i);
+  }
   std::vector<uint32_t> slots_by_flow() const;
   Counts c_;
   Samples lat_;

@@ -22,13 +22,6 @@ Samples& Samples::operator=(const Samples& o) {
   return *this;
 }
 
-uint64_t Samples::bits(double v) {
-  if (v == 0) v = 0.0;  // -0.0 and 0.0 are one value
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
 void Samples::grow() {
   std::vector<Entry> old;
   old.swap(tab_);

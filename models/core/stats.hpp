@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -64,7 +65,12 @@ class Samples {
   mutable bool dirty_ = true;
   mutable std::unique_ptr<View> view_;
 
-  static uint64_t bits(double v);
+  static uint64_t bits(double v) {
+    if (v == 0) v = 0.0;  // -0.0 and 0.0 are one value
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+  }
   void insert(uint64_t key, uint64_t count) {
     if ((distinct_ + 1) * 2 > tab_.size()) grow();
     const size_t mask = tab_.size() - 1;

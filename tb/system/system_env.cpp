@@ -13,7 +13,6 @@ namespace tb::system_tb {
 
 namespace {
 
-constexpr unsigned kWireOverhead = 20;   // preamble + SFD + IFG, charged per frame
 constexpr uint32_t kFakeIdTop = sue::kMaxXpuId;
 
 double now_s() {
@@ -220,13 +219,7 @@ Peering::Peering(const SysConfig& c, const std::vector<std::pair<unsigned, unsig
   }
 }
 
-std::pair<const Peering::Rev*, const Peering::Rev*> Peering::places(unsigned a, unsigned b) const {
-  if (b < N_ && !span_.empty()) {
-    const uint32_t s = span_[static_cast<size_t>(a) * N_ + b];
-    if (!(s & 0xffffu)) return {nullptr, nullptr};
-    const Rev* lo = rev_[a].data() + (s >> 16);
-    return {lo, lo + (s & 0xffffu)};
-  }
+std::pair<const Peering::Rev*, const Peering::Rev*> Peering::places_search(unsigned a, unsigned b) const {
   const auto& v = rev_[a];
   auto lo = std::lower_bound(v.begin(), v.end(), b, [](const Rev& x, uint32_t key) { return x.b < key; });
   auto hi = lo;
@@ -375,42 +368,22 @@ std::string SystemBase::net_busy() const {
   return "";
 }
 
-bool SystemBase::frame_onto_wire(PortBase& pt, unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc) {
-  ++fig_.frames;
-  fig_.wire_bytes += len + kWireOverhead;
-  pt.wire_bytes += len + kWireOverhead;
-  ++pt.frames;
-  if (vc < kClasses && len <= mtu_bytes_) return true;
+void SystemBase::frame_refused(unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc) {
   if (!fig_.cbfc_errors++)
     fig_.first_cbfc_error = fmt::format("XPU {} instance {} port {}: a frame of {} bytes on VC {} (allowed: VC 0..{}, "
                                         "at most {} bytes)", xpu, inst, port, len, vc, kClasses - 1, mtu_bytes_);
-  return false;
 }
 
-bool SystemBase::wire_passes(lnk::FaultInjector* inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
+bool SystemBase::wire_faults(lnk::FaultInjector& inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
                              bool& bad) {
-  if (!inj) return true;
   lnk::Frame lf;
   lf.id = id;
   lf.cls = cls;
   lf.len = len;
-  const auto v = inj->on_frame(t0, t1, lf).verdict;
+  const auto v = inj.on_frame(t0, t1, lf).verdict;
   if (v == lnk::FaultInjector::Verdict::drop) return false;
   if (v == lnk::FaultInjector::Verdict::corrupt) bad = true;
   return true;
-}
-
-sw::Packet SystemBase::nic_packet(uint64_t id, unsigned xpu, uint32_t dst, unsigned cls, uint32_t len, core::Ps t_in,
-                                  core::Ps t_in_last) {
-  sw::Packet pk;
-  pk.id = id;
-  pk.tag = xpu;
-  pk.dst_xpu = dst;
-  pk.cls = static_cast<uint8_t>(cls);
-  pk.bytes = len;
-  pk.t_in = t_in;
-  pk.t_in_last = t_in_last;
-  return pk;
 }
 
 void SystemBase::init_port(PortBase& pt, unsigned a, unsigned m, unsigned p) const {
@@ -444,35 +417,6 @@ void SystemBase::note_drop(unsigned pl, const sw::Packet& pk, sw::DropReason why
                                   why == sw::DropReason::no_route ? "no route"
                                   : why == sw::DropReason::buffer_full ? "buffer full" : "lossless overflow",
                                   core::format_time(t));
-}
-
-bool SystemBase::credit_back(PortBase& pt, unsigned xpu, unsigned cls, uint32_t c, core::Ps t) {
-  pt.rx_occ[cls] -= c;
-  pt.rx_limit[cls] = (pt.rx_limit[cls] + c) & 0xffffu;
-  if (pt.plane < 0) return true;
-  sw_[static_cast<size_t>(pt.plane)]->credit_in(xpu, cls, pt.rx_limit[cls], t + nic_tx_ + cable_);
-  return false;
-}
-
-void SystemBase::count_issue(unsigned a, bool response, Op op) {
-  if (response) {
-    ++xs_[a].resp_issued;
-  } else {
-    ++xs_[a].req_issued;
-    ++(op == kReadReq ? xs_[a].reads : xs_[a].writes);
-  }
-}
-
-void SystemBase::count_delivery(unsigned xpu, unsigned src, unsigned vc, uint32_t dlen, uint64_t lat, uint64_t x) {
-  (vc == kRespVc ? fig_.lat_resp_ns : fig_.lat_req_ns).add(core::to_ns(static_cast<core::Ps>(lat) * cfg_.clock_ps));
-  const uint64_t bytes = 20 + dlen;
-  XpuStats& xr = xs_[xpu];
-  ++xr.delivered;
-  xr.delivered_bytes += bytes;
-  if (x >= fig_.win_start && (traffic_ || x < fig_.win_end)) {
-    xr.win_rx_bytes += bytes;
-    xs_[src].win_tx_bytes += bytes;
-  }
 }
 
 void SystemBase::misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what) {
@@ -676,67 +620,6 @@ void System::queue_cmd(unsigned a, unsigned dst, unsigned vc, Op op, unsigned dl
 }
 
 std::string gen_stream(unsigned a) { return fmt::format("system.traffic.x{}", a); }
-
-int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
-                     core::Rng& rng, XpuGen& X, unsigned a) {
-  const unsigned N = c.xpus;
-  switch (c.pattern) {
-    case Pattern::uniform: {
-      const auto& r = pe.reachable(a);
-      if (r.empty()) return -1;
-      if (r.size() == 1) return static_cast<int>(r[0]);
-      if (X.dest_draw.hi() != r.size() - 1) X.dest_draw = core::UniformInt(0, r.size() - 1);
-      return static_cast<int>(r[X.dest_draw(rng)]);
-    }
-    case Pattern::permutation:
-      return static_cast<int>(perm[a]);
-    case Pattern::incast: {
-      const unsigned f = c.fan_in ? c.fan_in : N - 1;
-      if (a == 0 || a > f) return -1;
-      return 0;
-    }
-    case Pattern::alltoall:
-      return static_cast<int>((a + 1 + X.a2a % (N - 1)) % N);
-    case Pattern::allreduce:
-      if (X.ar_done) return -1;
-      if (X.ar_sent >= c.chunk_bytes) {
-        // The next step needs this step's chunk from the predecessor.
-        if (X.ar_recv[X.ar_step] < c.chunk_bytes) return -1;
-        ++X.ar_step;
-        X.ar_sent = 0;
-        if (X.ar_step == ar_steps) {
-          X.ar_done = true;
-          return -1;
-        }
-      }
-      return static_cast<int>((a + 1) % N);
-  }
-  return -1;
-}
-
-void request_shape(const SysConfig& c, core::Rng& rng, XpuGen& X, Op& op, unsigned& dlen, unsigned& aux) {
-  op = kWrite;
-  dlen = 0;
-  aux = 0;
-  if (c.pattern == Pattern::allreduce) {
-    dlen = std::min<uint32_t>(c.dlen_max, c.chunk_bytes - X.ar_sent);
-    aux = X.ar_step;
-    X.ar_sent += dlen;
-    return;
-  }
-  auto size = [&]() -> unsigned {
-    if (c.bimodal) return rng.chance(0.5) ? c.dlen_min : c.dlen_max;
-    if (X.size_draw.lo() != c.dlen_min || X.size_draw.hi() != c.dlen_max) X.size_draw = core::UniformInt(c.dlen_min, c.dlen_max);
-    return static_cast<unsigned>(X.size_draw(rng));
-  };
-  if (c.read_ratio > 0 && rng.chance(c.read_ratio)) {
-    op = kReadReq;
-    aux = size();
-  } else {
-    dlen = size();
-  }
-  if (c.pattern == Pattern::alltoall) ++X.a2a;
-}
 
 void System::generate(unsigned a) {
   Xpu& X = xpus_[a];

@@ -165,7 +165,15 @@ class Peering {
   /// -1 when the slot is empty.
   int peer(unsigned a, unsigned m, unsigned i) const { return table_[(a * M_ + m) * K_ + i]; }
   /// Where a reaches b: [first, second) (empty: unreachable).
-  std::pair<const Rev*, const Rev*> places(unsigned a, unsigned b) const;
+  std::pair<const Rev*, const Rev*> places(unsigned a, unsigned b) const {
+    if (b < N_ && !span_.empty()) {
+      const uint32_t s = span_[static_cast<size_t>(a) * N_ + b];
+      if (!(s & 0xffffu)) return {nullptr, nullptr};
+      const Rev* lo = rev_[a].data() + (s >> 16);
+      return {lo, lo + (s & 0xffffu)};
+    }
+    return places_search(a, b);
+  }
   const std::vector<uint32_t>& reachable(unsigned a) const { return reach_[a]; }
   std::string mode() const { return mode_; }
   unsigned pairs_missing() const { return missing_; }  ///< pairs of a complete demand left out (NumPeers)
@@ -181,6 +189,7 @@ class Peering {
   std::vector<uint32_t> span_;         // [a * N + b]: first index in rev_[a] << 16 | count (places() in O(1))
   std::vector<std::vector<uint32_t>> reach_;
   std::string mode_;
+  std::pair<const Rev*, const Rev*> places_search(unsigned a, unsigned b) const;  // without span_
   unsigned missing_ = 0, max_deg_ = 0;
 };
 
@@ -229,11 +238,68 @@ std::string gen_stream(unsigned a);
 /// Destination of XPU a's next request under the pattern, or -1 when it has none now (not an incast
 /// sender, an all-reduce step waiting for the predecessor's chunk or all steps done, nobody reachable).
 /// Uniform draws the destination from rng; all-reduce advances its step here.
-int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
-                     core::Rng& rng, XpuGen& X, unsigned a);
+/// (Inline, as request_shape: they run once per request.)
+inline int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
+                            core::Rng& rng, XpuGen& X, unsigned a) {
+  const unsigned N = c.xpus;
+  switch (c.pattern) {
+    case Pattern::uniform: {
+      const auto& r = pe.reachable(a);
+      if (r.empty()) return -1;
+      if (r.size() == 1) return static_cast<int>(r[0]);
+      if (X.dest_draw.hi() != r.size() - 1) X.dest_draw = core::UniformInt(0, r.size() - 1);
+      return static_cast<int>(r[X.dest_draw(rng)]);
+    }
+    case Pattern::permutation:
+      return static_cast<int>(perm[a]);
+    case Pattern::incast: {
+      const unsigned f = c.fan_in ? c.fan_in : N - 1;
+      if (a == 0 || a > f) return -1;
+      return 0;
+    }
+    case Pattern::alltoall:
+      return static_cast<int>((a + 1 + X.a2a % (N - 1)) % N);
+    case Pattern::allreduce:
+      if (X.ar_done) return -1;
+      if (X.ar_sent >= c.chunk_bytes) {
+        // The next step needs this step's chunk from the predecessor.
+        if (X.ar_recv[X.ar_step] < c.chunk_bytes) return -1;
+        ++X.ar_step;
+        X.ar_sent = 0;
+        if (X.ar_step == ar_steps) {
+          X.ar_done = true;
+          return -1;
+        }
+      }
+      return static_cast<int>((a + 1) % N);
+  }
+  return -1;
+}
 /// Opcode, write data length and aux field (read length, all-reduce step) of that request: sizes and the
 /// read choice drawn from rng (after the destination, only when the request is issued).
-void request_shape(const SysConfig& c, core::Rng& rng, XpuGen& X, Op& op, unsigned& dlen, unsigned& aux);
+inline void request_shape(const SysConfig& c, core::Rng& rng, XpuGen& X, Op& op, unsigned& dlen, unsigned& aux) {
+  op = kWrite;
+  dlen = 0;
+  aux = 0;
+  if (c.pattern == Pattern::allreduce) {
+    dlen = std::min<uint32_t>(c.dlen_max, c.chunk_bytes - X.ar_sent);
+    aux = X.ar_step;
+    X.ar_sent += dlen;
+    return;
+  }
+  auto size = [&]() -> unsigned {
+    if (c.bimodal) return rng.chance(0.5) ? c.dlen_min : c.dlen_max;
+    if (X.size_draw.lo() != c.dlen_min || X.size_draw.hi() != c.dlen_max) X.size_draw = core::UniformInt(c.dlen_min, c.dlen_max);
+    return static_cast<unsigned>(X.size_draw(rng));
+  };
+  if (c.read_ratio > 0 && rng.chance(c.read_ratio)) {
+    op = kReadReq;
+    aux = size();
+  } else {
+    dlen = size();
+  }
+  if (c.pattern == Pattern::alltoall) ++X.a2a;
+}
 
 /// Per-component wall time of the loop (bench profile), seconds.
 struct Profile {
@@ -368,14 +434,34 @@ class SystemBase {
   std::string net_busy() const;  ///< scoreboard and switches ("" when both are done)
   /// A frame of `len` bytes leaves NIC port `port` of XPU `xpu` instance `inst` on `pt`: counted; false
   /// (a CBFC error recorded) when its class or length is out of bounds.
-  bool frame_onto_wire(PortBase& pt, unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc);
+  bool frame_onto_wire(PortBase& pt, unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc) {
+    ++fig_.frames;
+    fig_.wire_bytes += len + kWireOverhead;
+    pt.wire_bytes += len + kWireOverhead;
+    ++pt.frames;
+    if (vc < kClasses && len <= mtu_bytes_) return true;
+    frame_refused(xpu, inst, port, len, vc);
+    return false;
+  }
   /// A frame on a wire with fault injector `inj` (nullptr: none) from t0 to t1: false when dropped, `bad`
   /// set when corrupted.
   static bool wire_passes(lnk::FaultInjector* inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
-                          bool& bad);
+                          bool& bad) {
+    return !inj || wire_faults(*inj, id, cls, len, t0, t1, bad);
+  }
   /// A NIC's frame as a switch packet.
   static sw::Packet nic_packet(uint64_t id, unsigned xpu, uint32_t dst, unsigned cls, uint32_t len, core::Ps t_in = 0,
-                               core::Ps t_in_last = -1);
+                               core::Ps t_in_last = -1) {
+    sw::Packet pk;
+    pk.id = id;
+    pk.tag = xpu;
+    pk.dst_xpu = dst;
+    pk.cls = static_cast<uint8_t>(cls);
+    pk.bytes = len;
+    pk.t_in = t_in;
+    pk.t_in_last = t_in_last;
+    return pk;
+  }
   /// Port p of instance m of XPU a: its XPU, plane and receive buffer limits.
   void init_port(PortBase& pt, unsigned a, unsigned m, unsigned p) const;
   /// Mesh: every port of every instance pointed at its cable partner, peer_of(the partner NIC, port).
@@ -429,13 +515,40 @@ class SystemBase {
   void note_drop(unsigned pl, const sw::Packet& pk, sw::DropReason why, core::Ps t);
   /// The NIC took a frame of `c` cells out of the receive buffer of `pt` at t: the credits go back
   /// (planes: to the switch, done here; true when the caller sends them to a mesh peer).
-  bool credit_back(PortBase& pt, unsigned xpu, unsigned cls, uint32_t c, core::Ps t);
+  bool credit_back(PortBase& pt, unsigned xpu, unsigned cls, uint32_t c, core::Ps t) {
+    pt.rx_occ[cls] -= c;
+    pt.rx_limit[cls] = (pt.rx_limit[cls] + c) & 0xffffu;
+    if (pt.plane < 0) return true;
+    sw_[static_cast<size_t>(pt.plane)]->credit_in(xpu, cls, pt.rx_limit[cls], t + nic_tx_ + cable_);
+    return false;
+  }
   /// An XPU issued a command.
-  void count_issue(unsigned a, bool response, Op op);
+  void count_issue(unsigned a, bool response, Op op) {
+    if (response) {
+      ++xs_[a].resp_issued;
+    } else {
+      ++xs_[a].req_issued;
+      ++(op == kReadReq ? xs_[a].reads : xs_[a].writes);
+    }
+  }
   /// A command of `dlen` data bytes from `src` reached XPU `xpu` at cycle x, `lat` cycles after it was issued.
-  void count_delivery(unsigned xpu, unsigned src, unsigned vc, uint32_t dlen, uint64_t lat, uint64_t x);
+  void count_delivery(unsigned xpu, unsigned src, unsigned vc, uint32_t dlen, uint64_t lat, uint64_t x) {
+    (vc == kRespVc ? fig_.lat_resp_ns : fig_.lat_req_ns).add(core::to_ns(static_cast<core::Ps>(lat) * cfg_.clock_ps));
+    const uint64_t bytes = 20 + dlen;
+    XpuStats& xr = xs_[xpu];
+    ++xr.delivered;
+    xr.delivered_bytes += bytes;
+    if (x >= fig_.win_start && (traffic_ || x < fig_.win_end)) {
+      xr.win_rx_bytes += bytes;
+      xs_[src].win_tx_bytes += bytes;
+    }
+  }
   void misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what);
   static void add_faults(LinkFigures& r, const PortBase& pt);
+  static constexpr unsigned kWireOverhead = 20;  // preamble + SFD + IFG, charged per frame
+  void frame_refused(unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc);  // frame_onto_wire: false
+  static bool wire_faults(lnk::FaultInjector& inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
+                          bool& bad);  // wire_passes with an injector
 
   SysConfig cfg_;
   std::unique_ptr<Peering> peering_;

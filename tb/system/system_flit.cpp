@@ -55,6 +55,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
   const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports(), K = cfg_.tp.num_peers;
   const double bytes_per_cycle = cfg_.port_gbps / 8.0 * core::to_ns(cfg_.clock_ps);
   tokens_per_cycle_ = cfg_.load * bytes_per_cycle * M * P;
+  tokens_cap_ = tokens_per_cycle_ + 20.0 + cfg_.dlen_max;
   mtu_bytes_ = std::max<uint32_t>(14 + 8 + cfg_.tp.max_pack + 4 + 4, 64);
   mtu_cells_ = cells(mtu_bytes_);
   xpus_.resize(N);
@@ -269,32 +270,49 @@ void FlitSystem::run_windows(uint64_t c) {
 
 // XPU a's edges before e1 (run_windows): its generator, then its interfaces, then its NICs at each
 // edge, as edge() orders them (a pass in that order, again while one of them is due at the edge).
+// One instance (the common case) is compiled apart: its loops over the instances vanish.
 void FlitSystem::run_xpu(unsigned a, uint64_t e1) {
-  const size_t M = cfg_.instances, g = slot(kGen, a), d0 = slot(kDrv, a * M), n0 = slot(kNic, a * M);
+  if (cfg_.instances == 1)
+    run_xpu_m<true>(a, e1);
+  else
+    run_xpu_m<false>(a, e1);
+}
+
+template <bool kOne>
+void FlitSystem::run_xpu_m(unsigned a, uint64_t e1) {
+  const size_t M = kOne ? 1 : cfg_.instances;
+  // The XPU's entries of sched_ (sized once, in the constructor): its generator, interfaces, NICs.
+  uint64_t& gen = sched_[slot(kGen, a)];
+  uint64_t* const drv = &sched_[slot(kDrv, a * M)];
+  uint64_t* const nic = &sched_[slot(kNic, a * M)];
   auto next = [&] {
-    uint64_t m = sched_[g];
-    for (size_t k = 0; k < M; ++k) m = std::min({m, sched_[d0 + k], sched_[n0 + k]});
+    uint64_t m = gen;
+    for (size_t k = 0; k < M; ++k) m = std::min(m, std::min(drv[k], nic[k]));
     return m;
   };
-  for (uint64_t x = next(); x < e1; x = next()) {
+  uint64_t x = next();
+  while (x < e1) {
     floor_ = x;
     cycle_ = x;
+    uint64_t m;
     do {
-      if (sched_[g] == x) {
-        sched_[g] = kNever;
+      if (gen == x) {
+        gen = kNever;
         generate(a, x);
       }
       for (size_t k = 0; k < M; ++k)
-        if (sched_[d0 + k] == x) {
-          sched_[d0 + k] = kNever;
+        if (drv[k] == x) {
+          drv[k] = kNever;
           drive(static_cast<unsigned>(a * M + k), x);
         }
       for (size_t k = 0; k < M; ++k)
-        if (sched_[n0 + k] == x) {
-          sched_[n0 + k] = kNever;
+        if (nic[k] == x) {
+          nic[k] = kNever;
           nic_edge(static_cast<unsigned>(a * M + k), x);
         }
-    } while (next() == x);
+      m = next();  // nothing runs before floor_ (schedule()): m >= x
+    } while (m == x);
+    x = m;
   }
 }
 
@@ -329,8 +347,9 @@ void FlitSystem::edge(uint64_t x) {
 
 // ------------------------------------------------------------------ XPUs
 
-void FlitSystem::queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op, unsigned dlen,
-                           unsigned aux, bool response, uint64_t x) {
+// (inline: GCC then folds it into generate(), which issues most commands.)
+inline void FlitSystem::queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op,
+                                  unsigned dlen, unsigned aux, bool response, uint64_t x) {
   Xpu& X = xpus_[a];
   Cmd c;
   c.src = a;
@@ -347,8 +366,7 @@ void FlitSystem::queue_cmd(unsigned a, const Peering::Place& place, unsigned dst
 // send time is computed from the bucket instead of polling every cycle.
 void FlitSystem::generate(unsigned a, uint64_t x) {
   Xpu& X = xpus_[a];
-  const double cap = tokens_per_cycle_ + 20.0 + cfg_.dlen_max;
-  if (x > X.tk_at) X.tokens = std::min(X.tokens + tokens_per_cycle_ * static_cast<double>(x - X.tk_at), cap);
+  if (x > X.tk_at) X.tokens = std::min(X.tokens + tokens_per_cycle_ * static_cast<double>(x - X.tk_at), tokens_cap_);
   X.tk_at = x;
   if (!traffic_) return;
   if (X.stall_since != kNever) {
@@ -385,7 +403,15 @@ void FlitSystem::generate(unsigned a, uint64_t x) {
   }
   // The next edge the bucket is non-negative again.
   uint64_t wait = 1;
-  if (X.tokens < 0) wait = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(-X.tokens / tokens_per_cycle_)));
+  if (X.tokens < 0) {
+    const double q = -X.tokens / tokens_per_cycle_;
+    if (q < 0x1p62) {  // ceil(q) as its truncation, one more when below q (SSE2 has no rounding instruction)
+      const int64_t w = static_cast<int64_t>(q);
+      wait = std::max<uint64_t>(1, static_cast<uint64_t>(w) + (static_cast<double>(w) < q));
+    } else {
+      wait = static_cast<uint64_t>(std::ceil(q));
+    }
+  }
   schedule(kGen, a, x + wait);
 }
 
@@ -498,7 +524,7 @@ void FlitSystem::nic_edge(unsigned ni, uint64_t x) {
   }
   for (sue::NicFrame& f : nic.frames()) {
     const uint32_t fi = alloc_frame();
-    std::swap(frames_[fi], f);
+    frames_[fi] = std::move(f);  // (the pool entry was moved on or dropped: its contents are spent)
     frame_out(n, fi);
   }
   for (const sue::NicTaken& tk : nic.taken()) {

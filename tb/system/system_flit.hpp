@@ -93,6 +93,7 @@ class FlitSystem : public SystemBase {
   bool window_open_ = false;
   unsigned ar_done_ = 0;       // XPUs done with the all-reduce
   uint64_t ar_last_edge_ = 0;  // the edge the last of them finished at
+  double tokens_cap_ = 0;      // an XPU's token bucket holds at most this (as System::generate)
   std::vector<const llr_tb::LinkEngine*> no_llr_;
 
   uint64_t edge_at(core::Ps t) const {  // the first SUE edge at or after t
@@ -118,14 +119,17 @@ class FlitSystem : public SystemBase {
   [[noreturn]] void window_violation(const char* what, uint64_t at) const;
   void edge(uint64_t x);
   void run_xpu(unsigned a, uint64_t e1);
+  template <bool kOne>
+  void run_xpu_m(unsigned a, uint64_t e1);  // kOne: one instance per XPU
   void switch_tick(unsigned pl);
-  void generate(unsigned a, uint64_t x);
+  [[gnu::always_inline]] inline void generate(unsigned a, uint64_t x);  // (into the loops that run it)
   void queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux,
                  bool response, uint64_t x);
-  void drive(unsigned ni, uint64_t x);
+  [[gnu::always_inline]] inline void drive(unsigned ni, uint64_t x);
   void nic_edge(unsigned ni, uint64_t x);
-  void frame_out(FNic& n, uint32_t fi);
-  void sink(FNic& n, const sue::NicDelivery& d, uint64_t x);
+  // nic_edge's per frame and per command steps, folded into it (one call site each).
+  [[gnu::always_inline]] inline void frame_out(FNic& n, uint32_t fi);
+  [[gnu::always_inline]] inline void sink(FNic& n, const sue::NicDelivery& d, uint64_t x);
   void open_window();
 };
 
