@@ -2,8 +2,9 @@
 // decision draws from a named stream derived from the run seed, so adding a
 // stream never perturbs the others, and the same triple replays bit for bit.
 #pragma once
+#include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
-#include <cstddef>
+#include <boost/random/uniform_real_distribution.hpp>
 #include <cstdint>
 #include <string_view>
 
@@ -28,32 +29,6 @@ constexpr uint64_t hash_name(std::string_view s) {
 }
 
 class Rng;
-
-/// The 64-bit Mersenne Twister, the stream of std::mt19937_64 and boost::random::mt19937_64 (same
-/// seeding, same outputs; tests/core/test_stats.cpp compares them), with its state regenerated and
-/// tempered 312 words at a time (refill) in plain loops the compiler vectorizes: a draw is a load and
-/// a test.
-class Mt64 {
- public:
-  using result_type = uint64_t;
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return ~0ull; }
-  explicit Mt64(uint64_t seed) {
-    x_[0] = seed;
-    for (size_t k = 1; k < kN; ++k) x_[k] = 6364136223846793005ull * (x_[k - 1] ^ (x_[k - 1] >> 62)) + k;
-  }
-  result_type operator()() {
-    if (i_ == kN) refill();
-    return out_[i_++];
-  }
-
- private:
-  static constexpr size_t kN = 312, kM = 156;
-  void refill();  // rng.cpp: the next 312 words (a loop the compiler vectorizes, out of the draw's way)
-  uint64_t x_[kN];    // the state
-  uint64_t out_[kN];  // its tempered outputs, drawn from i_ on
-  size_t i_ = kN;
-};
 
 /// Rng::uniform(lo, hi) with the divisor of its range worked out once: the same draws (boost's
 /// algorithm for a 64-bit engine), one division per draw instead of three, for ranges drawn again
@@ -86,19 +61,12 @@ class Rng {
     return boost::random::uniform_int_distribution<uint64_t>(lo, hi)(eng_);
   }
   /// Uniform real in [0, 1).
-  /// (boost::random::uniform_real_distribution<double>(0, 1) on this engine: a draw over 2^64, again
-  /// when it rounds to 1.)
-  double real() {
-    for (;;) {
-      const double r = static_cast<double>(eng_()) / 18446744073709551616.0;
-      if (r < 1.0) return r;
-    }
-  }
+  double real() { return boost::random::uniform_real_distribution<double>(0.0, 1.0)(eng_); }
   /// True with probability p.
   bool chance(double p) { return p > 0.0 && (p >= 1.0 || real() < p); }
 
  private:
-  Mt64 eng_;
+  boost::random::mt19937_64 eng_;
   friend class UniformInt;
 };
 
@@ -106,7 +74,7 @@ class Rng {
 // bucket_size = brange / (range + 1), one more when brange % (range + 1) == range; draw / bucket_size
 // until it is <= range (tests/core/test_stats.cpp compares the two).
 inline uint64_t UniformInt::operator()(Rng& r) const {
-  static_assert(Mt64::min() == 0 && Mt64::max() == ~0ull, "UniformInt follows boost for an engine of range [0, 2^64 - 1]");
+  static_assert(boost::random::mt19937_64::word_size == 64, "UniformInt follows boost for an engine of range [0, 2^64 - 1]");
   if (range_ == 0) return lo_;
   if (range_ == ~0ull) return lo_ + r.eng_();
   for (;;) {

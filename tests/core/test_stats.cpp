@@ -1,7 +1,5 @@
 // Unit tests of core::Samples / jain_fairness, core::Rng and core time helpers.
 #include <gtest/gtest.h>
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/uniform_real_distribution.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -214,24 +212,6 @@ TEST(Rng, StreamIsMt19937_64SeededFromSeedAndName) {
   Rng r(5, "flow");
   std::mt19937_64 ref(core::mix64(5ull ^ core::mix64(core::hash_name("flow"))));
   for (int i = 0; i < 100; ++i) ASSERT_EQ(r.next(), ref()) << i;
-}
-
-// core::Mt64 (Rng's engine) over many refills of its 312 words: std::mt19937_64's and boost's stream.
-TEST(Rng, Mt64EqualsStdAndBoostMt19937_64) {
-  for (uint64_t seed : {0ull, 1ull, 42ull, 0x8000000000000000ull, ~0ull}) {
-    core::Mt64 e(seed);
-    std::mt19937_64 ref(seed);
-    boost::random::mt19937_64 bref(seed);
-    for (int i = 0; i < 10000; ++i) {
-      const uint64_t v = e();
-      ASSERT_EQ(v, ref()) << "seed " << seed << " draw " << i;
-      ASSERT_EQ(v, bref()) << "seed " << seed << " draw " << i;
-    }
-  }
-  // Rng::real: boost's uniform_real_distribution<double>(0, 1) on the same stream.
-  Rng r(9, "real");
-  boost::random::mt19937_64 b(core::mix64(9ull ^ core::mix64(core::hash_name("real"))));
-  for (int i = 0; i < 5000; ++i) ASSERT_EQ(r.real(), boost::random::uniform_real_distribution<double>(0.0, 1.0)(b)) << i;
 }
 
 TEST(Rng, SameSeedAndNameReproduce) {
