@@ -4,20 +4,13 @@
 // its own process (one SystemC elaboration per process).
 #include <gtest/gtest.h>
 
+#include "common/tb_run.hpp"
 #include "common/testbench.hpp"
 
 namespace {
 
 tb::RunResult run_block(uint64_t seed, uint64_t cycles, std::vector<std::string> sets) {
-  const tb::Testbench* t = tb::find_testbench("cbfc_block");
-  EXPECT_NE(t, nullptr);
-  tb::RunConfig cfg;
-  cfg.testbench = "cbfc_block";
-  cfg.seed = seed;
-  cfg.cycles = cycles;
-  cfg.settings = tb::default_settings(*t);
-  for (auto& s : sets) cfg.settings.assign(s);
-  return tb::run_testbench(cfg);
+  return tb_test::run("cbfc_block", seed, cycles, sets);
 }
 
 // The stimulus must reach what it claims to test, or a pass means nothing.

@@ -12,19 +12,13 @@
 
 #include "cbfc/cbfc_tb.hpp"
 #include "common/gtkw_check.hpp"
+#include "common/tb_run.hpp"
 #include "common/testbench.hpp"
 
 namespace {
 
 tb::RunConfig link_cfg(uint64_t seed, uint64_t cycles, std::vector<std::string> sets) {
-  const tb::Testbench* t = tb::find_testbench("cbfc_link");
-  tb::RunConfig cfg;
-  cfg.testbench = "cbfc_link";
-  cfg.seed = seed;
-  cfg.cycles = cycles;
-  cfg.settings = tb::default_settings(*t);
-  for (auto& s : sets) cfg.settings.assign(s);
-  return cfg;
+  return tb_test::run_config("cbfc_link", seed, cycles, sets);
 }
 
 void expect_lossless(const tb::RunResult& r) {

@@ -6,20 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "common/gtkw_check.hpp"
+#include "common/tb_run.hpp"
 #include "common/testbench.hpp"
 
 namespace {
 
 tb::RunResult run(uint64_t seed, uint64_t cycles, std::vector<std::string> sets) {
-  const tb::Testbench* t = tb::find_testbench("llr_link");
-  EXPECT_NE(t, nullptr);
-  tb::RunConfig cfg;
-  cfg.testbench = "llr_link";
-  cfg.seed = seed;
-  cfg.cycles = cycles;
-  cfg.settings = tb::default_settings(*t);
-  for (auto& s : sets) cfg.settings.assign(s);
-  return tb::run_testbench(cfg);
+  return tb_test::run("llr_link", seed, cycles, sets);
 }
 
 uint64_t cnt(const tb::RunResult& r, const char* side, const char* name) {

@@ -8,22 +8,14 @@
 #include <gtest/gtest.h>
 
 #include "common/gtkw_check.hpp"
+#include "common/tb_run.hpp"
 #include "common/testbench.hpp"
 
 namespace {
 
 tb::RunResult run(uint64_t seed, uint64_t cycles, std::vector<std::string> sets, std::string waves = "") {
-  const tb::Testbench* t = tb::find_testbench("rob_stream");
-  EXPECT_NE(t, nullptr);
-  tb::RunConfig cfg;
-  cfg.testbench = "rob_stream";
-  cfg.seed = seed;
-  cfg.cycles = cycles;
-  cfg.settings = tb::default_settings(*t);
-  cfg.settings.assign("early_fin=0.25");
-  for (auto& s : sets) cfg.settings.assign(s);
-  cfg.waves_path = waves;
-  return tb::run_testbench(cfg);
+  sets.insert(sets.begin(), "early_fin=0.25");
+  return tb_test::run("rob_stream", seed, cycles, sets, waves);
 }
 
 uint64_t cnt(const tb::RunResult& r, const char* name) { return r.json["counters"][name].get<uint64_t>(); }

@@ -10,21 +10,13 @@
 #include <filesystem>
 
 #include "common/gtkw_check.hpp"
+#include "common/tb_run.hpp"
 #include "common/testbench.hpp"
 
 namespace {
 
 tb::RunResult run(uint64_t seed, uint64_t cycles, std::vector<std::string> sets, const std::string& waves = "") {
-  const tb::Testbench* t = tb::find_testbench("sue_system");
-  EXPECT_NE(t, nullptr);
-  tb::RunConfig cfg;
-  cfg.testbench = "sue_system";
-  cfg.seed = seed;
-  cfg.cycles = cycles;
-  cfg.settings = tb::default_settings(*t);
-  for (auto& s : sets) cfg.settings.assign(s);
-  cfg.waves_path = waves;
-  return tb::run_testbench(cfg);
+  return tb_test::run("sue_system", seed, cycles, sets, waves);
 }
 
 uint64_t tx(const tb::RunResult& r, const char* name) { return r.json["tx"][name].get<uint64_t>(); }

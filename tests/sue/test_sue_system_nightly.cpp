@@ -8,19 +8,13 @@
 
 #include <tuple>
 
+#include "common/tb_run.hpp"
 #include "common/testbench.hpp"
 
 namespace {
 
 tb::RunResult run(uint64_t seed, uint64_t cycles, std::vector<std::string> sets) {
-  const tb::Testbench* t = tb::find_testbench("sue_system");
-  tb::RunConfig cfg;
-  cfg.testbench = "sue_system";
-  cfg.seed = seed;
-  cfg.cycles = cycles;
-  cfg.settings = tb::default_settings(*t);
-  for (auto& s : sets) cfg.settings.assign(s);
-  return tb::run_testbench(cfg);
+  return tb_test::run("sue_system", seed, cycles, sets);
 }
 
 const std::vector<std::vector<std::string>> kMixes = {

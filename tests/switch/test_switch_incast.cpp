@@ -3,6 +3,7 @@
 // 6.5(c)). Each TEST runs in its own process (SystemC elaborates once).
 #include <gtest/gtest.h>
 
+#include "common/tb_run.hpp"
 #include "common/testbench.hpp"
 #include "core/settings.hpp"
 #include "switch/switch_tb.hpp"
@@ -10,15 +11,7 @@
 namespace {
 
 tb::RunConfig config(uint64_t seed, uint64_t cycles, const std::vector<std::string>& sets) {
-  const tb::Testbench* t = tb::find_testbench("switch_incast");
-  EXPECT_NE(t, nullptr);
-  tb::RunConfig cfg;
-  cfg.testbench = "switch_incast";
-  cfg.seed = seed;
-  cfg.cycles = cycles;
-  cfg.settings = tb::default_settings(*t);
-  for (auto& s : sets) cfg.settings.assign(s);
-  return cfg;
+  return tb_test::run_config("switch_incast", seed, cycles, sets);
 }
 
 tb::RunResult run(uint64_t seed, uint64_t cycles, const std::vector<std::string>& sets) {
