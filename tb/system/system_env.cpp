@@ -1016,6 +1016,7 @@ void System::cycle() {
     t0 = t1;
   };
   if (cfg_.failing() && cycle_ == cfg_.fail_cycle) {
+    fig_.failed = true;
     if (cfg_.fail_plane >= 0) fail_plane(static_cast<unsigned>(cfg_.fail_plane));
     if (cfg_.fail_xpu >= 0) fail_link(static_cast<unsigned>(cfg_.fail_xpu), cfg_.fail_inst, cfg_.fail_port);
   }

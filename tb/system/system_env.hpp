@@ -364,6 +364,7 @@ class SystemBase {
     /// fail_plane / fail_link: frames lost with what failed (held by its switch, on its wires or links, in a
     /// MAC of a dead port)
     uint64_t failure_lost = 0;
+    bool failed = false;  ///< the configured failure happened (its cycle came within the run)
     /// Frames that reached the switch model after their head was due in its ingress pipeline (the
     /// MAC learns a frame's length at its last beat): count and the largest delay, ps.
     uint64_t late_frames = 0;

@@ -772,12 +772,16 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
       jf["port"] = c.fail_port;
       jf["partner"] = b;
     }
-    out += fmt::format("{} failed at cycle {} ({}): {} frames lost with it; SUE failover: {} FO-REQ sent, {} FO-ACK sent, "
-                       "{} FO-ACK received, {} failover frames received, {} PDUs migrated to the live ports; {} frames "
-                       "sue_rx dropped on the dead ports\n",
-                       what, c.fail_cycle, core::format_time(static_cast<core::Ps>(c.fail_cycle) * c.clock_ps),
-                       f.failure_lost, sys.tx_sum(T::fo_req_sent), sys.tx_sum(T::fo_ack_sent), sys.tx_sum(T::fo_ack_rcvd),
-                       sys.rx_sum(R::fo_frames), sys.tx_sum(T::pdus_mig), sys.rx_sum(R::drop_dead));
+    if (f.failed)
+      out += fmt::format("{} failed at cycle {} ({}): {} frames lost with it; SUE failover: {} FO-REQ sent, {} FO-ACK sent, "
+                         "{} FO-ACK received, {} failover frames received, {} PDUs migrated to the live ports; {} frames "
+                         "sue_rx dropped on the dead ports\n",
+                         what, c.fail_cycle, core::format_time(static_cast<core::Ps>(c.fail_cycle) * c.clock_ps),
+                         f.failure_lost, sys.tx_sum(T::fo_req_sent), sys.tx_sum(T::fo_ack_sent), sys.tx_sum(T::fo_ack_rcvd),
+                         sys.rx_sum(R::fo_frames), sys.tx_sum(T::pdus_mig), sys.rx_sum(R::drop_dead));
+    else
+      out += fmt::format("{}: did NOT fail: the run ended at cycle {}, before cycle {}\n", what, r.cycles, c.fail_cycle);
+    jf["happened"] = f.failed;
     jf["cycle"] = c.fail_cycle;
     jf["frames_lost"] = f.failure_lost;
     jf["fo_req_sent"] = sys.tx_sum(T::fo_req_sent);

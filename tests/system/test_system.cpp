@@ -388,6 +388,7 @@ TEST(SystemFailover, PlaneFailsUnderLoad) {
   expect_clean(r, 4000);
   const auto& fp = r.json["fail_plane"];
   EXPECT_EQ(fp["plane"].get<unsigned>(), 1u);
+  EXPECT_TRUE(fp["happened"].get<bool>());
   EXPECT_GT(fp["frames_lost"].get<uint64_t>(), 50u);  // it was carrying a quarter of the load
   EXPECT_GT(fp["fo_req_sent"].get<uint64_t>(), 20u);
   EXPECT_EQ(fp["fo_ack_rcvd"].get<uint64_t>(), fp["fo_req_sent"].get<uint64_t>());
@@ -398,6 +399,15 @@ TEST(SystemFailover, PlaneFailsUnderLoad) {
   EXPECT_EQ(pg[1].get<double>(), 0.0);
   for (unsigned k : {0u, 2u, 3u}) EXPECT_GT(pg[k].get<double>(), 200.0) << k;
   for (unsigned x = 0; x < 8; ++x) EXPECT_GT(received(r, x), 100.0) << x;
+}
+
+// A failure set after the run's end does not happen, and the summary says so (no failover figures).
+TEST(SystemFailover, FailureAfterTheRunIsReportedAsNotHappened) {
+  auto r = run(3, 1000, {"xpus=4", "fail_plane=1@100000"});
+  expect_clean(r, 100);
+  EXPECT_FALSE(r.json["fail_plane"]["happened"].get<bool>());
+  EXPECT_EQ(r.json["fail_plane"]["frames_lost"].get<uint64_t>(), 0u);
+  EXPECT_NE(r.summary.find("did NOT fail: the run ended at cycle"), std::string::npos) << r.summary;
 }
 
 // The same with XPU 0's sue_tx and sue_rx as RTL in lockstep with their models: the RTL sees its
