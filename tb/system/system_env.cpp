@@ -799,7 +799,7 @@ void System::frame_done(Nic& n, unsigned p, core::Ps t) {
     const size_t nf = len - sue::kFcsBytes;
     const uint32_t v = sue::fcs32(b.data(), nf);
     for (unsigned i = 0; i < 4; ++i) b[nf + i] = static_cast<uint8_t>(v >> (8 * i));  // LSB first
-    check_frame(f, n.xpu);
+    check_frame(f, n.xpu, n.inst);
   }
   if (!frame_onto_wire(pt, n.xpu, n.inst, p, len, f.vc)) {
     release_frame(fi);
@@ -841,7 +841,7 @@ void System::frame_done(Nic& n, unsigned p, core::Ps t) {
   }
 }
 
-void System::check_frame(const Frame& fr, unsigned src) {
+void System::check_frame(const Frame& fr, unsigned src, unsigned inst) {
   sue::DecodeOptions o;
   o.profile = cfg_.tp.lite() ? sue::Profile::SueLite : sue::Profile::Sue;
   o.encap = cfg_.tp.lite() ? sue::Encap::AfhGen2_6 : sue::Encap::AfhGen2_12;
@@ -860,13 +860,21 @@ void System::check_frame(const Frame& fr, unsigned src) {
     if (f.rh.partition != cfg_.partition) fail(fmt::format("RH partition {}", f.rh.partition));
     if (f.cmds.empty()) {
       ++fig_.ack_frames;
-      // A failover frame (FO-REQ op 0, FO-ACK op 1: rsvd = 8 | the dead port) only about the failed plane's port.
-      const int fo = cfg_.fail_plane >= 0 ? static_cast<int>(8u | static_cast<unsigned>(cfg_.fail_plane) % cfg_.ports())
-                     : cfg_.fail_xpu >= 0 ? static_cast<int>(8u | cfg_.fail_port)
-                                          : -1;
+      // A failover frame (FO-REQ op 0, FO-ACK op 1: rsvd = 8 | the dead port): only once the failure has
+      // happened, from an instance that lost that port (fail_plane: the plane's instance of any XPU;
+      // fail_link: the cable's two ends).
+      int fo = -1;
+      if (fig_.failed && cfg_.fail_plane >= 0 && inst == static_cast<unsigned>(cfg_.fail_plane) / cfg_.ports())
+        fo = static_cast<int>(8u | static_cast<unsigned>(cfg_.fail_plane) % cfg_.ports());
+      if (fig_.failed && cfg_.fail_xpu >= 0 && inst == cfg_.fail_inst &&
+          (src == static_cast<unsigned>(cfg_.fail_xpu) ||
+           static_cast<int>(src) == peering_->peer(static_cast<unsigned>(cfg_.fail_xpu), cfg_.fail_inst, 0)))
+        fo = static_cast<int>(8u | cfg_.fail_port);
       if (f.rh.rsvd && !(f.rh.rsvd == fo && static_cast<unsigned>(f.rh.op) <= 1))
-        fail(fmt::format("an empty PDU with rsvd={} op {} (allowed: 0{})", f.rh.rsvd, static_cast<unsigned>(f.rh.op),
-                         fo < 0 ? " without a failure" : fmt::format(", or {} with op 0|1 for the failed port", fo)));
+        fail(fmt::format("an empty PDU with rsvd={} op {} from instance {} (allowed: 0{})", f.rh.rsvd,
+                         static_cast<unsigned>(f.rh.op), inst,
+                         fo < 0 ? ": no port of this instance has failed"
+                                : fmt::format(", or {} with op 0|1 for its failed port", fo)));
       return;
     }
   }

@@ -74,6 +74,7 @@ constexpr unsigned kRespVc = 1;  ///< responses: read responses (switch class 1)
 constexpr unsigned kClasses = 2;
 constexpr unsigned kBeatBytes = 32;
 constexpr unsigned kCtrlBytes = 18;
+constexpr unsigned kWireOverhead = 20;  ///< preamble + SFD + IFG, charged per frame on every wire
 /// Command opcodes (control byte 0; opaque to SUE).
 enum Op : uint8_t { kWrite = 1, kReadReq = 2, kReadResp = 3 };
 
@@ -207,11 +208,11 @@ struct WireTimes {
 };
 inline WireTimes wire_times(core::Ps sof, core::Ps eof, uint32_t len, core::Ps& wire_free, core::Ps nic_tx, core::Ps cable,
                             unsigned gbps) {
-  constexpr unsigned kPreamble = 8, kOverhead = 20;  // preamble + SFD; + IFG
+  constexpr unsigned kPreamble = 8;  // preamble + SFD (of kWireOverhead)
   auto ser = [gbps](uint64_t bytes) { return static_cast<core::Ps>((bytes * 8000 + gbps - 1) / gbps); };
   WireTimes w;
   w.start = std::max(sof + nic_tx, wire_free);
-  wire_free = w.start + ser(len + kOverhead);
+  wire_free = w.start + ser(len + kWireOverhead);
   w.t_in = w.start + ser(kPreamble) + cable;
   w.t_in_last = std::max(w.t_in + ser(len), eof + nic_tx + cable);
   return w;
@@ -546,7 +547,6 @@ class SystemBase {
   }
   void misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what);
   static void add_faults(LinkFigures& r, const PortBase& pt);
-  static constexpr unsigned kWireOverhead = 20;  // preamble + SFD + IFG, charged per frame
   void frame_refused(unsigned xpu, unsigned inst, unsigned port, uint32_t len, unsigned vc);  // frame_onto_wire: false
   static bool wire_faults(lnk::FaultInjector& inj, uint64_t id, unsigned cls, uint32_t len, core::Ps t0, core::Ps t1,
                           bool& bad);  // wire_passes with an injector
@@ -636,7 +636,7 @@ class System : public SystemBase {
   void sink(Nic& n);
   void mac_tx(Nic& n, unsigned p, const sue::TxOut& o, core::Ps t);
   void frame_done(Nic& n, unsigned p, core::Ps t);
-  void check_frame(const Frame& f, unsigned src);
+  void check_frame(const Frame& f, unsigned src, unsigned inst);
   void present(Port& pt, core::Ps t, sue::RxBeat& b);
   void rx_taken(Nic& n, unsigned p, core::Ps t);
   void tick_gate(Port& pt, core::Ps t);
