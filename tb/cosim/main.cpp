@@ -5,6 +5,7 @@
 //   cosim pdu encode|decode ...   (SUE frames: tb/cosim/pdu_cmd.hpp)
 //   cosim budget [--cable C] [--length M] [--fec F] ...   (latency budget: tb/budget/budget.hpp)
 //   cosim reproduce ordering [--exp E] [--quick] [--out DIR] [--seed N]   (tb/ordering/reproduce.hpp)
+//   cosim report throughput [--set key=value]... [--out DIR] [--quick]   (tb/report/throughput_report.hpp)
 // Bad input: one line on stderr naming what is wrong and the allowed values, exit 2.
 // A failed run (mismatch, loss, assertion): exit 1.
 #include <systemc.h>
@@ -29,6 +30,7 @@
 #include "cosim/pdu_cmd.hpp"
 #include "budget/budget.hpp"
 #include "ordering/reproduce.hpp"
+#include "report/throughput_report.hpp"
 
 namespace {
 
@@ -231,12 +233,13 @@ int sc_main(int argc, char* argv[]) {
   cosim::PduCommand pdu(app);  // cosim pdu encode|decode
   tb::budget::Command budget(app);  // cosim budget
   tb::reproduce::Command reproduce(app);  // cosim reproduce ordering
+  tb::report::Command report(app);        // cosim report throughput
 
   // Unknown command: name it and the allowed ones.
   if (argc >= 2 && argv[1][0] != '-') {
     std::string c = argv[1];
-    if (c != "list" && c != "run" && c != "bench" && c != "pdu" && c != "budget" && c != "reproduce") {
-      std::cerr << fmt::format("cosim: unknown command '{}' (allowed: list, run, bench, pdu, budget, reproduce; cosim --help)\n", c);
+    if (c != "list" && c != "run" && c != "bench" && c != "pdu" && c != "budget" && c != "reproduce" && c != "report") {
+      std::cerr << fmt::format("cosim: unknown command '{}' (allowed: list, run, bench, pdu, budget, reproduce, report; cosim --help)\n", c);
       return kUsage;
     }
   }
@@ -277,6 +280,7 @@ int sc_main(int argc, char* argv[]) {
     if (pdu.parsed()) return pdu.run();
     if (budget.parsed()) return budget.run();
     if (reproduce.parsed()) return reproduce.run();
+    if (report.parsed()) return report.run();
   } catch (const core::UsageError& e) {
     std::cerr << "cosim: " << e.what() << "\n";
     return kUsage;

@@ -1272,6 +1272,8 @@ std::string gp_script(const Experiment& x, const Config& c) {
   return g.str();
 }
 
+}  // namespace
+
 // Runs gnuplot on DIR/<exp>.gp in DIR (a child process); throws GnuplotError.
 void run_gnuplot(const std::string& dir, const std::string& gp) {
   const std::string err = dir + "/gnuplot.err";
@@ -1298,8 +1300,6 @@ void run_gnuplot(const std::string& dir, const std::string& gp) {
     throw GnuplotError(fmt::format("gnuplot failed on {}/{}: {}", dir, gp, first.empty() ? "no message" : first));
   std::filesystem::remove(err);
 }
-
-}  // namespace
 
 // ================================================================== public
 

@@ -102,6 +102,10 @@ Result run(const Config& c, std::ostream* log = nullptr);
 std::string markdown(const Config& c, const Result& r);
 
 /// `cosim reproduce ordering ...` on a CLI11 application.
+/// Runs gnuplot on DIR/GP in DIR (a child process, output discarded); throws GnuplotError naming the first
+/// error line (also `cosim report throughput`).
+void run_gnuplot(const std::string& dir, const std::string& gp);
+
 class Command {
  public:
   explicit Command(CLI::App& app);

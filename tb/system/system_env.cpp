@@ -77,12 +77,32 @@ std::vector<std::pair<unsigned, unsigned>> demand_pairs(const SysConfig& c, bool
   std::vector<std::pair<unsigned, unsigned>> d;
   const unsigned N = c.xpus;
   complete = false;
+  const unsigned H = N / 2;
+  auto pair = [&](unsigned a, unsigned b) { d.push_back({std::min(a, b), std::max(a, b)}); };
   switch (c.pattern) {
     case Pattern::uniform:
+      if (c.uni) {  // every sender with every receiver
+        for (unsigned a = 0; a < H; ++a)
+          for (unsigned b = H; b < N; ++b) pair(a, b);
+        break;
+      }
+      complete = true;
+      break;
     case Pattern::alltoall:
       complete = true;
       break;
+    case Pattern::fanout:
+      for (unsigned a = 0; a < (c.uni ? H : N); ++a)
+        for (unsigned j = 0; j < c.fanout; ++j) pair(a, c.uni ? H + (a + j) % H : (a + 1 + j) % N);
+      break;
     case Pattern::permutation: {
+      if (c.uni) {  // sender a with receiver a + N/2
+        std::vector<uint32_t> p(N);
+        for (unsigned i = 0; i < N; ++i) p[i] = i < H ? i + H : i;
+        for (unsigned i = 0; i < H; ++i) pair(i, i + H);
+        if (perm) *perm = p;
+        break;
+      }
       // A random derangement (no XPU sends to itself), from the run seed.
       core::Rng r(c.seed, "system.permutation");
       std::vector<uint32_t> p(N);

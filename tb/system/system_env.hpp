@@ -66,7 +66,7 @@ using LockTx = Lockstep<sue::TxIn, sue::TxOut, sue::TxModel>;
 using LockRx = Lockstep<sue::RxIn, sue::RxOut, sue::RxModel>;
 
 enum class Topology : uint8_t { planes, mesh };
-enum class Pattern : uint8_t { uniform, permutation, incast, alltoall, allreduce };
+enum class Pattern : uint8_t { uniform, permutation, incast, alltoall, allreduce, fanout };
 enum class Kind : uint8_t { model, rtl, lockstep };
 
 constexpr unsigned kReqVc = 0;   ///< requests: writes and read requests (switch class 0)
@@ -99,6 +99,8 @@ struct SysConfig {
   bool bimodal = false;
   double read_ratio = 0.25;   ///< share of requests that are reads (a response of the requested length comes back)
   unsigned fan_in = 0;        ///< incast: senders XPU 1..fan_in to XPU 0 (0: all others)
+  unsigned fanout = 4;        ///< fanout: destinations per XPU (a fixed set, uniform over it)
+  bool uni = false;           ///< direction=uni: XPUs 0..N/2-1 send to N/2..N-1 only (uniform, permutation, fanout)
   uint32_t chunk_bytes = 4096;  ///< allreduce: bytes per XPU per step
   unsigned pending_max = 8;   ///< XPU: requests generated and waiting for the interface, per instance
   // XPU side of SUE and its configuration inputs
@@ -243,8 +245,20 @@ std::string gen_stream(unsigned a);
 inline int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
                             core::Rng& rng, XpuGen& X, unsigned a) {
   const unsigned N = c.xpus;
+  const unsigned H = N / 2;  // direction=uni: the senders are 0..H-1, the receivers H..N-1
+  auto draw = [&](unsigned n) -> unsigned {
+    if (n == 1) return 0;
+    if (X.dest_draw.hi() != n - 1) X.dest_draw = core::UniformInt(0, n - 1);
+    return static_cast<unsigned>(X.dest_draw(rng));
+  };
+  if (c.uni && a >= H && c.pattern != Pattern::incast) return -1;
   switch (c.pattern) {
+    case Pattern::fanout: {
+      const unsigned j = draw(c.fanout);
+      return static_cast<int>(c.uni ? H + (a + j) % H : (a + 1 + j) % N);
+    }
     case Pattern::uniform: {
+      if (c.uni) return static_cast<int>(H + draw(H));
       const auto& r = pe.reachable(a);
       if (r.empty()) return -1;
       if (r.size() == 1) return static_cast<int>(r[0]);
@@ -344,6 +358,7 @@ class SystemBase {
     uint64_t req_issued = 0, resp_issued = 0, writes = 0, reads = 0;
     uint64_t delivered = 0, delivered_bytes = 0;   ///< commands received (bytes: op header + control + data)
     uint64_t win_rx_bytes = 0, win_tx_bytes = 0;   ///< in the measurement window: received / sourced and delivered
+    uint64_t win_rx_cmds = 0, win_tx_cmds = 0;     ///< the same, commands
     uint64_t gen_stall = 0;                        ///< cycles the generator waited for a full pending queue
     uint64_t credit_stall = 0;                     ///< instance-cycles a command waited for a queue credit
   };
@@ -543,6 +558,8 @@ class SystemBase {
     if (x >= fig_.win_start && (traffic_ || x < fig_.win_end)) {
       xr.win_rx_bytes += bytes;
       xs_[src].win_tx_bytes += bytes;
+      ++xr.win_rx_cmds;
+      ++xs_[src].win_tx_cmds;
     }
   }
   void misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what);

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "common/table.hpp"
+#include "sue/goodput.hpp"
 #include "system/system_flit.hpp"
 #include "common/vcontext.hpp"
 #include "llr/llr_blocks.hpp"
@@ -23,7 +24,7 @@ constexpr uint64_t kCycles = 20000;  // 12.5 us of traffic at 1.6 GHz
 constexpr const char* kLlrVariant = "l20";  // the default LLR RTL variant (SeqBits 20, BufLog2 8, TimerWidth 20)
 
 const std::vector<std::string> kConfigs = {"s1", "s2", "s4", "lite"};
-const std::vector<std::string> kPatterns = {"uniform", "permutation", "incast", "alltoall", "allreduce"};
+const std::vector<std::string> kPatterns = {"uniform", "permutation", "incast", "alltoall", "allreduce", "fanout"};
 
 void declare(core::Schema& s) {
   s.add_int("xpus", 8, 2, 1024, "XPUs (XPU a has id a; planes: one switch port per XPU, so at most the switch radix)");
@@ -53,7 +54,12 @@ void declare(core::Schema& s) {
   s.add_int("switch_buffer_mib", 0, 0, 65536, "switch cell memory, MiB (0: 64, or more when the CBFC reservation needs it)");
   s.add_choice("pattern", "uniform", kPatterns,
                "uniform: random destination; permutation: a fixed random derangement; incast: XPUs 1..fan_in to XPU 0; "
-               "alltoall: each XPU cycles over every other; allreduce: ring all-reduce steps (writes to the successor)");
+               "alltoall: each XPU cycles over every other; allreduce: ring all-reduce steps (writes to the successor); fanout: "
+               "uniform over `fanout` fixed destinations (XPU a: a+1..a+fanout mod N)");
+  s.add_int("fanout", 4, 1, 1023, "pattern=fanout: destinations per XPU");
+  s.add_choice("direction", "bi", {"bi", "uni"},
+               "bi: every XPU sends; uni: XPUs 0..N/2-1 send only to N/2..N-1, which only receive (uniform: over all "
+               "receivers; permutation: a to a+N/2; fanout: a to N/2+(a+j mod N/2)); incast is one-way anyway");
   s.add_real("load", 0.5, 0.01, 1.0,
              "offered command bytes (op header + control + data) per XPU, requests and responses it sends / its port "
              "bandwidth (instances x ports x port_gbps)");
@@ -139,7 +145,10 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
               : pat == "incast"    ? Pattern::incast
               : pat == "alltoall"  ? Pattern::alltoall
               : pat == "allreduce" ? Pattern::allreduce
+              : pat == "fanout"    ? Pattern::fanout
                                    : Pattern::uniform;
+  c.fanout = static_cast<unsigned>(s.i("fanout"));
+  c.uni = s.s("direction") == "uni";
   c.load = s.r("load");
   c.dlen_min = static_cast<unsigned>(s.i("dlen_min"));
   c.dlen_max = static_cast<unsigned>(s.i("dlen_max"));
@@ -239,6 +248,17 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
                                        c.dlen_max, c.dlen_max));
   if (c.pattern == Pattern::allreduce && c.dlen_max == 0)
     throw core::UsageError("setting 'dlen_max'=0 with pattern=allreduce: the steps carry data (allowed: 1..256)");
+  if (c.uni && c.pattern != Pattern::uniform && c.pattern != Pattern::permutation && c.pattern != Pattern::fanout &&
+      c.pattern != Pattern::incast)
+    throw core::UsageError(fmt::format("setting 'direction'=uni with pattern={}: only uniform, permutation, fanout and "
+                                       "incast have a one-way form (allowed: direction=bi)", pat));
+  if (c.uni && (N & 1u))
+    throw core::UsageError(fmt::format("setting 'direction'=uni with xpus={}: half the XPUs send to the other half "
+                                       "(allowed: an even xpus)", N));
+  if (c.pattern == Pattern::fanout && c.fanout > (c.uni ? N / 2 : N - 1))
+    throw core::UsageError(fmt::format("setting 'fanout'={} with xpus={} direction={}: more destinations than {} (allowed: "
+                                       "1..{})", c.fanout, N, c.uni ? "uni" : "bi", c.uni ? "receivers" : "other XPUs",
+                                       c.uni ? N / 2 : N - 1));
   if (c.pattern == Pattern::incast && c.fan_in > N - 1)
     throw core::UsageError(fmt::format("setting 'fan_in'={} needs {} XPUs besides the target but xpus={} (allowed: 0..{})",
                                        c.fan_in, c.fan_in, N, N - 1));
@@ -502,7 +522,16 @@ struct Tput {
   double jain = 1, offered = 0;
   std::vector<double> plane_gbps;
   double plane_imbalance = 1;
+  // Goodput in XPU command bytes (control + data, op headers out) against the wire limit of an XPU's ports at
+  // the window's mean command size (sue/goodput.hpp): per XPU sent (delivered) and received, and the limit.
+  std::vector<double> good_tx, good_rx;
+  double mean_dlen = 0;
+  sue::Goodput limit;
 };
+
+sue::WireFormat wire_format(const SysConfig& c) {
+  return {c.tp.lite(), c.tp.lite() ? 6u : 14u, c.tp.max_pack};
+}
 
 template <class S>
 Tput throughput(const S& sys) {
@@ -523,6 +552,17 @@ Tput throughput(const S& sys) {
   }
   t.jain = senders.empty() ? 1.0 : core::jain_fairness(senders);
   t.offered = c.load * c.instances * c.ports() * c.port_gbps;
+  uint64_t cmds = 0, bytes = 0;
+  for (const auto& x : sys.xpu_stats()) {
+    t.good_tx.push_back(static_cast<double>(x.win_tx_bytes - sue::kOpHeaderBytes * x.win_tx_cmds) * 8.0 / ns);
+    t.good_rx.push_back(static_cast<double>(x.win_rx_bytes - sue::kOpHeaderBytes * x.win_rx_cmds) * 8.0 / ns);
+    cmds += x.win_rx_cmds;
+    bytes += x.win_rx_bytes;
+  }
+  const double per_cmd = sue::kOpHeaderBytes + sue::kControlBytes;
+  t.mean_dlen = cmds ? std::max(0.0, static_cast<double>(bytes) / static_cast<double>(cmds) - per_cmd) : 0.0;
+  t.limit = sue::wire_limited(wire_format(c), static_cast<double>(c.instances) * c.ports() * c.port_gbps,
+                              std::min(t.mean_dlen, c.tp.max_pack - per_cmd));
   double sum = 0, mx = 0;
   for (uint64_t bytes : f.plane_bytes_win) {
     t.plane_gbps.push_back(static_cast<double>(bytes) * 8.0 / ns);
@@ -531,6 +571,32 @@ Tput throughput(const S& sys) {
   }
   if (!t.plane_gbps.empty() && sum > 0) t.plane_imbalance = mx / (sum / static_cast<double>(t.plane_gbps.size()));
   return t;
+}
+
+/// The goodput lines under the throughput table: the wire limit of an XPU's ports at the window's mean
+/// command size, and what the busiest senders and receivers carried of it.
+template <class Mean>
+std::string goodput_lines(const SysConfig& c, const Tput& tp, Mean mean) {
+  auto top = [](std::vector<double> v) {  // mean of the XPUs that carried anything (one-way patterns: half of them)
+    v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return x <= 0; }), v.end());
+    return v;
+  };
+  const auto tx = top(tp.good_tx), rx = top(tp.good_rx);
+  const double lim = tp.limit.gbps;
+  std::string out = fmt::format("  goodput (XPU command bytes: control + data) against the wire limit of {} x {} x {} Gb/s "
+                                "packed full at the mean command size: {}\n",
+                                c.instances, c.ports(), c.port_gbps, tp.limit.formula());
+  out += fmt::format("    sent per sending XPU: mean {:.1f} Gb/s ({:.1f} % of {:.1f}), min {:.1f}; received per receiving "
+                     "XPU: mean {:.1f} Gb/s ({:.1f} %), max {:.1f}\n",
+                     mean(tx), lim > 0 ? 100 * mean(tx) / lim : 0.0, lim, tx.empty() ? 0.0 : *std::min_element(tx.begin(), tx.end()),
+                     mean(rx), lim > 0 ? 100 * mean(rx) / lim : 0.0, rx.empty() ? 0.0 : *std::max_element(rx.begin(), rx.end()));
+  return out;
+}
+
+nlohmann::json goodput_json(const Tput& tp) {
+  return {{"wire_limited_gbps", tp.limit.gbps}, {"efficiency_wire", tp.limit.efficiency}, {"mean_dlen", tp.mean_dlen},
+          {"cmds_per_pdu", tp.limit.cmds_per_pdu}, {"wire_bytes_per_frame", tp.limit.wire_bytes},
+          {"sent", tp.good_tx}, {"received", tp.good_rx}};
 }
 
 nlohmann::json lat_json(const core::Samples& s) {
@@ -704,6 +770,7 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
     tx.row({"received", bb[0], bb[1], bb[2]});
   }
   out += tx.str();
+  out += goodput_lines(c, tp, mean);
   out += fmt::format("  Jain fairness over the XPUs that send requests{}: {:.4f}\n", c.pattern == Pattern::incast ? " (the incast senders)" : "", tp.jain);
   if (!tp.plane_gbps.empty()) {
     std::string pl;
@@ -875,6 +942,7 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   j["latency_ns"] = {{"requests", lat_json(f.lat_req_ns)}, {"responses", lat_json(f.lat_resp_ns)},
                      {"all", lat_json(sys.scoreboard().latency_ns())}};
   j["throughput_gbps"] = {{"sent", tp.tx}, {"received", tp.rx}, {"offered", tp.offered}, {"window_us", win_us}};
+  j["goodput"] = goodput_json(tp);
   j["jain"] = tp.jain;
   j["plane_gbps"] = tp.plane_gbps;
   j["plane_imbalance"] = tp.plane_imbalance;
@@ -1046,6 +1114,9 @@ BenchResult bench_of(const RunConfig& cfg, const SysConfig& c, S& sys, uint64_t 
   t.row({"flit-hops per CPU-second", fmt::format("{:.3g}", static_cast<double>(hops) / cpu)});
   t.row({"commands delivered / per wall-second", fmt::format("{} / {:.3g}", cmds, static_cast<double>(cmds) / wall)});
   t.row({"delivered per XPU (mean, Gb/s) / offered", fmt::format("{:.1f} / {:.1f}", mean(tp.rx), tp.offered)});
+  t.row({"goodput per XPU (control + data) / wire-limited",
+         fmt::format("{:.1f} / {:.1f} Gb/s ({:.1f} %)", mean(tp.good_rx), tp.limit.gbps,
+                     tp.limit.gbps > 0 ? 100 * mean(tp.good_rx) / tp.limit.gbps : 0.0)});
   t.row({"Jain over XPUs / plane imbalance", fmt::format("{:.4f} / {:.3f}", tp.jain, tp.plane_imbalance)});
   t.row({"wall time per command delivered / per flit-hop",
          fmt::format("{:.0f} ns / {:.0f} ns", cmds ? 1e9 * wall / static_cast<double>(cmds) : 0.0,
@@ -1091,6 +1162,7 @@ BenchResult bench_of(const RunConfig& cfg, const SysConfig& c, S& sys, uint64_t 
             {"commands", cmds}, {"peak_rss_mib", peak_rss_mib()}, {"clean", clean}, {"jain", tp.jain},
             {"target_flit_hops_per_s", 1e7}, {"speed_target_met", fhps >= 1e7}, {"memory_target_met", peak_rss_mib() < 1024},
             {"plane_imbalance", tp.plane_imbalance}, {"delivered_gbps_per_xpu", mean(tp.rx)},
+            {"goodput", goodput_json(tp)},
             {"profile_s", {{"tx", pr.tx}, {"rx", pr.rx}, {"xpu", pr.xpu}, {"mac", pr.net}, {"switch", pr.sw}}}};
   return r;
 }

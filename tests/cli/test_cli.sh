@@ -270,6 +270,23 @@ expect_usage "budget bad load" "--load 2 is out of range .allowed: 0\.\.1" -- bu
 expect_usage "budget bad pattern" "--pattern 'mesh' is not a pattern .allowed: uniform\|incast" -- budget --pattern mesh
 expect_usage "budget unknown parameter" "--set: unknown parameter 'bogus' .allowed: sue_clock_mhz" -- budget --set bogus=1
 expect_usage "budget unknown option" "unexpected argument '--frob' for 'cosim budget'.*--cable, --length, --fec" -- budget --frob
+
+# cosim report throughput (docs/system.md "Throughput report"): bad input refused before any run.
+expect_usage "report unknown setting" "unknown setting 'bogus'" -- report throughput --set bogus=1
+expect_usage "report bad combination" "'direction'=uni with xpus=5" -- report throughput --set xpus=5 --set direction=uni
+expect_usage "report no window" "--warmup 5000 leaves no measurement window in --cycles 1000" -- report throughput --warmup 5000 --cycles 1000
+expect_usage "report bad pass" "--pass '150' is not a number in 0\.\.100" -- report throughput --pass 150
+expect_usage "report without kind" "report" -- report
+# A small report: one line per row, exit 1 when a row misses the pass line (every row does at 100 %).
+"$COSIM" report throughput --quick --no-plot --set xpus=4 --set nic=flit --cycles 2000 --warmup 500 --pass 100 --out rep >rep.txt 2>rep.err
+rc=$?
+if [ $rc -eq 1 ] && grep -q "RESULT: FAIL" rep.txt && [ "$(awk -F, 'NR > 1 && $11 != 0' rep/throughput.csv | wc -l)" -eq 0 ] &&
+   [ "$(wc -l <rep/throughput.csv)" -eq 9 ] && python3 -c "
+import json; j=json.load(open('rep/throughput.json')); assert not j['pass'] and len(j['rows']) == 8 and len(j['latency_ns']) == 4, j"; then
+  ok
+else
+  bad "report throughput --pass 100: exit $rc, want 1 with 8 rows: $(tail -3 rep.txt) $(cat rep.err | tail -2)"
+fi
 # a good run: every component PASS, exit 0, JSON and Markdown report
 "$COSIM" budget --json budget.json --report budget.md >budget.txt 2>&1
 rc=$?
