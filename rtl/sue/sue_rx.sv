@@ -826,10 +826,14 @@ module sue_rx #(
   assign hpeer = mpeer_q[32'(mh_q)*4 +: 4];
   assign pop_nrows = mnr_q[32'(mh_q)*BW +: BW];
   // uin4: the held frames of each port
+  logic [1:0] mrel;  // entry e's place in the FIFO, (e - head) mod MQ
   always_comb begin
     uin4 = '0;
-    for (int e = 0; e < MQ; e++)
-      if (3'(2'(e) - mh_q) < mc_q) uin4[32'(mport_q[e*2 +: 2])*3 +: 3] = uin4[32'(mport_q[e*2 +: 2])*3 +: 3] + 3'd1;
+    mrel = '0;
+    for (int e = 0; e < MQ; e++) begin
+      mrel = 2'(e) - mh_q;
+      if ({1'b0, mrel} < mc_q) uin4[32'(mport_q[e*2 +: 2])*3 +: 3] = uin4[32'(mport_q[e*2 +: 2])*3 +: 3] + 3'd1;
+    end
   end
 
   always_comb begin
