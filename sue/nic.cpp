@@ -766,6 +766,7 @@ void Nic::rx_take(unsigned p, Edge x) {
         a.cmds = std::move(f.cmds);
         a.src = f.src;
         a.rows = rows;
+        a.at = x;
         rec_ports_ |= 1u << p;
         if (!ub_) unext_ = std::min(unext_, x + 1);  // picked at the next edge
       } else if (d < 0x8000) {  // ahead: one NACK per gap
@@ -801,54 +802,77 @@ void Nic::rx_upd(unsigned p) {
   rx_min_ = std::min(std::min(rx_due_[0], rx_due_[1]), std::min(rx_due_[2], rx_due_[3]));
 }
 
-// The unpacker: one frame at a time, ports round robin per frame; row r of the frame is read at
-// pick + 1 + r and usable by the output from the edge after; one output beat per edge; a command's
-// first beat needs a receive credit of its VC.
+// The unpacker's pick (docs/sue.md "Unpacker"): the next frame is picked at the first edge t <= x at
+// which the fetcher is free (the edge it reads the previous frame's last rows), a frame record is
+// there (from the edge after its take) and at most three frames stay held (the one picked four
+// before has ended), ports round robin among the records there at t. Returns t (picked if t <= x),
+// kNoEdge without a record.
+Edge Nic::upick(Edge x) {
+  if (!rec_ports_) return kNoEdge;
+  Edge a = kNoEdge;
+  for (uint32_t m = rec_ports_; m; m &= m - 1) a = std::min(a, rp_[ctz64(m)].rec.front().at + 1);
+  const Edge t = std::max({ufree_, uend_[(unum_ + 1) & 3u], a});
+  if (t > x) return t;
+  uint32_t m = 0;  // ports with a record at t
+  for (uint32_t w = rec_ports_; w; w &= w - 1)
+    if (rp_[ctz64(w)].rec.front().at < t) m |= 1u << ctz64(w);
+  const uint32_t hi = m & (~0u << rr_port_);
+  const unsigned p = ctz64(hi ? hi : m);
+  ub_ = true;
+  uport_ = p;
+  rr_port_ = p + 1 == P_ ? 0 : p + 1;
+  ucmd_ = 0;
+  upick_ = t;
+  ++unum_;
+  // rows [0, ceil(E / 32)) read kRxReadRows an edge from t + 1
+  uint32_t e = kO0;
+  for (const NicCmd& c : rp_[p].rec.front().cmds) e += kOpBytes + c.dlen;
+  ufree_ = t + 1 + ((e + kRow - 1) / kRow - 1) / kRxReadRows;
+  return t;
+}
+
+// The unpacker: one frame at a time on the output, ports round robin per frame; row r of the frame
+// is read at pick + 1 + r / 4 and usable by the output two edges later; one output beat per edge; a
+// command's first beat needs a receive credit of its VC.
 void Nic::unpack(Edge x) {
   unext_ = kNoEdge;
   if (!ub_) {
-    if (!rec_ports_) return;
-    // the first port holding a frame in the order rr_port, rr_port + 1, ... (mod NumPorts)
-    const uint32_t hi = rec_ports_ & (~0u << rr_port_);
-    const unsigned p = ctz64(hi ? hi : rec_ports_);
-    ub_ = true;
-    uport_ = p;
-    rr_port_ = p + 1 == P_ ? 0 : p + 1;
-    ucmd_ = 0;
-    upick_ = x;
-    ulast_ = x;
-    // The frame the next pick probably takes (the next port in the round robin holding one): its
-    // commands, written long ago by the sender, are fetched while this frame is unpacked.
-    uint32_t m = rec_ports_;
-    if (rp_[uport_].rec.size() < 2) m &= ~(1u << uport_);
-    if (m) {
-      const uint32_t h = m & (~0u << rr_port_);
-      const unsigned n = ctz64(h ? h : m);
-      __builtin_prefetch(rp_[n].rec[n == uport_ ? 1 : 0].cmds.data());
+    const Edge t = upick(x);
+    if (t > x) {
+      unext_ = t;
+      return;
     }
+    ulast_ = x;
   }
-  RxPort& r = rp_[uport_];
-  const RxPort::Rec& f = r.rec.front();
-  if (ucmd_ == f.cmds.size()) {
+  if (ucmd_ == rp_[uport_].rec.front().cmds.size()) {
     if (ulast_ > x) {
       unext_ = ulast_;
       return;
     }
-    // The frame ends at its last output edge: rows freed, the next pick at the next edge.
-    r.rows -= f.rows;
-    if (spare_.size() < 64) spare_.push_back(std::move(r.rec.front().cmds));
-    r.rec.pop_front();
-    if (r.rec.empty()) rec_ports_ &= ~(1u << uport_);
+    // The frame ends at its last output edge: rows freed; the next frame, picked while this one
+    // was output, goes on at the next edge.
+    RxPort& e = rp_[uport_];
+    e.rows -= e.rec.front().rows;
+    if (spare_.size() < 64) spare_.push_back(std::move(e.rec.front().cmds));
+    e.rec.pop_front();
+    if (e.rec.empty()) rec_ports_ &= ~(1u << uport_);
     rx_upd(uport_);
+    uend_[unum_ & 3u] = x;
     ub_ = false;
-    if (rec_ports_) unext_ = x + 1;
-    return;
+    const Edge t = upick(x);
+    if (t > x) {
+      unext_ = t;
+      return;
+    }
+    ulast_ = x;
   }
+  RxPort& r = rp_[uport_];
+  const RxPort::Rec& f = r.rec.front();
   // (The loop keeps the unpacker's state in locals: the stores of the deliveries would make the
   // compiler reload the members at every command.)
   const NicCmd* cmds = f.cmds.data();
   const size_t ncmd = f.cmds.size();
-  const Edge row0 = upick_ + 2;  // row r of the frame is usable by the output from edge row0 + r
+  const Edge row0 = upick_ + 3;  // row r of the frame is usable by the output from edge row0 + r / 4
   const uint32_t src = f.src;
   const uint8_t port = static_cast<uint8_t>(uport_);
   size_t k = ucmd_;
@@ -868,7 +892,8 @@ void Nic::unpack(Edge x) {
   while (k < ncmd) {
     const NicCmd& cmd = cmds[k];
     const uint32_t dlen = cmd.dlen;
-    const Edge xk = std::max({last + 1, row0 + (off + kOpBytes + std::min<uint32_t>(DB_, dlen) - 1) / kRow, x});
+    const Edge xk =
+        std::max({last + 1, row0 + (off + kOpBytes + std::min<uint32_t>(DB_, dlen) - 1) / kRow / kRxReadRows, x});
     const unsigned v = cmd.vc & 3u;
     if (!cred_[v]) {
       if (xk > x) unext_ = xk;  // returns may come before then
@@ -878,21 +903,9 @@ void Nic::unpack(Edge x) {
     }
     --cred_[v];
     const uint32_t nb = dlen ? (dlen + DB_ - 1) >> db_sh_ : 1;
-    // Beat j >= 1 goes out at y_j = max(y_(j-1) + 1, r_j), r_j the edge its last byte's row is
-    // usable: y = max(xk + nb - 1, max over j of r_j + nb - 1 - j). With DB >= 32 (one or more rows a
-    // beat) r_j - j grows up to beat nb - 2 (r_j = row0 + (off + 19) / 32 + (j + 1) * DB / 32), so
-    // only beats nb - 2 and nb - 1 can exceed xk's chain; narrower beats take the beat loop.
-    Edge yk = xk + nb - 1;
-    if (DB_ >= kRow) {
-      if (nb >= 2) yk = std::max(yk, row0 + (off + kOpBytes + dlen - 1) / kRow);
-      if (nb >= 3) yk = std::max(yk, row0 + (off + kOpBytes + (nb - 1) * DB_ - 1) / kRow + 1);
-    } else {
-      yk = xk;
-      for (uint32_t j = 1; j < nb; ++j) {
-        const uint32_t need = off + kOpBytes + std::min<uint32_t>(dlen, (j + 1) * DB_);
-        yk = std::max(yk + 1, row0 + (need - 1) / kRow);
-      }
-    }
+    // Beat j >= 1 needs its bytes one beat (DB <= 64 bytes) further on, and the reads move 4 rows
+    // (128 bytes) an edge: its row is usable no later than beat j's edge, the beats follow back to back.
+    const Edge yk = xk + nb - 1;
     PendDel& pd = pend_del_.push();
     pd.d.cmd = cmd;
     pd.d.src = src;

@@ -13,8 +13,9 @@
 //    ACK-only after ack_delay, go-back-N on NACK or RTO, at most one job start
 //    per SUE edge, a CBFC credit gate per port and class.
 //  * RX: in-order PSN check per connection, one NACK per gap, re-ACK of
-//    duplicates, store-and-forward unpacking at one 32-byte row per SUE cycle
-//    shared by all ports (one output beat per cycle), receive buffer rows and
+//    duplicates, store-and-forward unpacking shared by all ports (four 32-byte
+//    rows read per SUE cycle, the next frame picked as the previous one's rows
+//    are read, one output beat per cycle), receive buffer rows and
 //    frame records per port (a full buffer holds frames in the MAC, so their
 //    CBFC credits are not returned).
 //
@@ -342,6 +343,7 @@ class Nic {
       std::vector<NicCmd> cmds;
       uint32_t src;
       uint32_t rows;  // receive buffer rows
+      Edge at;        // taken (committed) at this edge: the unpacker may pick it from at + 1
     };
     Ring<Rec> rec;
     uint32_t rows = 0;
@@ -402,6 +404,9 @@ class Nic {
   size_t ucmd_ = 0;  // next command of the frame being unpacked
   Edge upick_ = 0;   // pick edge of the frame
   Edge ulast_ = 0;   // last output edge so far
+  Edge ufree_ = 0;   // the fetcher reads the frame's last rows at this edge: the next pick from then on
+  uint32_t unum_ = 0;             // frames picked so far
+  std::array<Edge, 4> uend_{};    // [frame number mod 4]: its end edge (at most 4 frames held: kRxMetaDepth)
   // scheduler
   uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
   std::array<uint32_t, 4> rr_peer_{};
@@ -490,6 +495,7 @@ class Nic {
   COSIM_NIC_ALWAYS_INLINE void rx_take(unsigned p, Edge x);
   inline void rx_upd(unsigned p);
   COSIM_NIC_ALWAYS_INLINE void unpack(Edge x);
+  inline Edge upick(Edge x);
   inline void recompute_next();
 };
 

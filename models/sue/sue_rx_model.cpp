@@ -79,7 +79,8 @@ RxModel::RxModel(const RxParams& p) : p_(p) {
   for (auto& P : port_) P.buf.assign(p_.rx_buf_beats, Row{});
   exp_.assign(p_.nc(), 0);
   nacked_.assign(p_.nc(), 0);
-  uacc_.assign(64 + p_.db(), 0);
+  uacc_.assign(p_.accr(), 0);
+  rdat_.assign(kRxReadRows * 32, 0);
   RxIn in;
   reset(in);
 }
@@ -100,10 +101,11 @@ void RxModel::reset(const RxIn& in) {
   }
   std::fill(exp_.begin(), exp_.end(), 0);
   std::fill(nacked_.begin(), nacked_.end(), 0);
-  ub_ = false;
-  uport_ = 0;
-  urec_ = Rec{};
-  next_row_ = 0;
+  meta_.clear();
+  fb_ = false;
+  fport_ = frow0_ = fe_ = fnext_ = 0;
+  std::fill(rdat_.begin(), rdat_.end(), 0);
+  rdat_n_ = 0;
   std::fill(uacc_.begin(), uacc_.end(), 0);
   uacc_n_ = 0;
   phase_data_ = false;
@@ -223,7 +225,7 @@ uint32_t RxModel::verdict(unsigned p, const RxBeat& b, Verdict& v) const {
   if (empty && !fo) return RxCnt::ack_frames;
   if (fo && op == 0) {  // FO-REQ
     const Port& F = port_[f];
-    bool busy_f = F.rec.size() > 0 || (ub_ && uport_ == f);  // pre-edge values (f is dead: nothing changes there)
+    bool busy_f = F.rec.size() > 0;  // pre-edge (f is dead: nothing changes there); the unpacker holds only recorded frames
     if (dead_q_[f] && !busy_f) {
       v.f.fo = kFoReq;
       v.f.fo_port = f;
@@ -265,13 +267,12 @@ void RxModel::tick(const RxIn& in) {
     reset(in);
     return;
   }
-  const unsigned np = p_.num_ports, db = p_.db(), accr = 64 + db;
+  const unsigned np = p_.num_ports, db = p_.db(), accr = p_.accr();
   const uint32_t pmask = static_cast<uint32_t>(mask(p_.buf_ptr_bits()));
   const unsigned mfb = p_.max_frame_beats();
   // pre-edge values the unpacker and the FO-REQ rule read
   std::array<size_t, kMaxPorts> rec_count_q{};
   for (unsigned p = 0; p < np; ++p) rec_count_q[p] = port_[p].rec.size();
-  const bool ub_q = ub_;
   for (unsigned p = 0; p < np; ++p) dead_q_[p] = port_[p].dead;
   std::array<bool, kMaxPorts> ev{};
   std::array<Feedback, kMaxPorts> evf{};
@@ -365,95 +366,114 @@ void RxModel::tick(const RxIn& in) {
   // Unpacker
   std::array<uint32_t, 4> take_cred{};
   bool out_valid = false;
-  if (!ub_q) {
+  // pre-edge: frames of each port held by the unpacker (its records from the head on)
+  std::array<uint32_t, kMaxPorts> uin_q{};
+  for (const Meta& m : meta_) ++uin_q[m.port];
+  const bool fb_q = fb_;
+  // Output, from uacc_q
+  uint32_t consumed = 0;
+  bool cmd_end = false;
+  const Meta mh = meta_.empty() ? Meta{} : meta_.front();
+  if (!phase_data_) {
+    const uint32_t h = uint32_t(uacc_[0]) << 8 | uacc_[1];
+    const uint32_t dlen = ((h & 0xfff) - 18) & 0xfff;
+    const uint32_t f = std::min(db, dlen);
+    if (uacc_n_ >= 20 + f && cred_[mh.vc] > 0) {
+      out_valid = true;
+      out_.rx_valid = dlen ? 2 : 1;
+      out_.rx_cycle = 0;
+      for (unsigned i = 0; i < 18; ++i) out_.rx_control[i] = uacc_[2 + i];
+      out_.rx_data.fill(0);
+      for (unsigned i = 0; i < f; ++i) out_.rx_data[i] = uacc_[20 + i];
+      out_.rx_vc = mh.vc;
+      out_.rx_xpuid = cfg_.peer_xpuid[mh.peer];
+      out_.rx_port = mh.port;
+      consumed = 20 + f;
+      take_cred[mh.vc] = 1;
+      ++cnt_[RxCnt::cmds_out];
+      dlen_ = dlen;
+      last_ = h & 0x8000;
+      if (dlen > db) {
+        phase_data_ = true;
+        k_ = 1;
+      } else {
+        cmd_end = true;
+      }
+    }
+  } else {
+    const uint32_t m = std::min(db, dlen_ - k_ * db);
+    if (uacc_n_ >= m) {
+      out_valid = true;
+      out_.rx_valid = 2;
+      out_.rx_cycle = k_;
+      out_.rx_data.fill(0);
+      for (unsigned i = 0; i < m; ++i) out_.rx_data[i] = uacc_[i];
+      consumed = m;
+      if ((k_ + 1) * db >= dlen_) {
+        cmd_end = true;
+      } else {
+        ++k_;
+      }
+    }
+  }
+  bool ends = false;  // the head frame ends: its record is popped, its rows freed
+  if (cmd_end) {
+    phase_data_ = false;
+    k_ = 0;
+    if (last_) {
+      ends = true;
+      Port& U = port_[mh.port];
+      if ((meta_.empty() || U.rec.empty()) && assert_.empty())
+        assert_ = "sue_rx: a frame ends that the unpacker does not hold";
+      if (!U.rec.empty()) {
+        U.rec.pop_front();
+        U.rd = (U.rd + mh.nrows) & pmask;
+      }
+      if (!meta_.empty()) meta_.pop_front();
+    }
+  }
+  // Append: uacc = uacc_q without the consumed bytes, then the rows read at the last edge.
+  uint32_t n = uacc_n_ - consumed;
+  for (uint32_t i = 0; i < accr; ++i) uacc_[i] = i + consumed < accr ? uacc_[i + consumed] : 0;
+  if (n + rdat_n_ > accr && assert_.empty()) assert_ = "sue_rx: unpacker accumulator overflow";
+  for (uint32_t i = 0; i < rdat_n_ && n + i < accr; ++i) uacc_[n + i] = rdat_[i];
+  n = std::min(accr, n + rdat_n_);
+  uacc_n_ = n;
+  // Read: up to kRxReadRows rows of the fetcher's frame, in order, while they fit.
+  uint32_t add = 0;
+  bool fdone = false;
+  if (fb_q) {
+    const uint32_t rows_e = (fe_ + 31) / 32;
+    std::fill(rdat_.begin(), rdat_.end(), 0);
+    for (unsigned j = 0; j < kRxReadRows && fnext_ < rows_e; ++j) {
+      const uint32_t r = fnext_;
+      const uint32_t lo = std::max(p_.o0(), 32 * r), hi = std::min(fe_, 32 * r + 32);
+      if (n + add + (hi - lo) > accr) break;
+      const Row& row = port_[fport_].buf[(frow0_ + r) % p_.rx_buf_beats];
+      for (uint32_t i = lo; i < hi; ++i) rdat_[add + i - lo] = row[i - 32 * r];
+      add += hi - lo;
+      ++fnext_;
+    }
+    fdone = fnext_ == rows_e;
+    if (fdone) fb_ = false;
+  }
+  rdat_n_ = add;
+  // Pick: when the fetcher is free after this edge's read and fewer than kRxMetaDepth frames are held.
+  if ((!fb_q || fdone) && meta_.size() < kRxMetaDepth) {
     for (unsigned j = 0; j < np; ++j) {
       unsigned p = (rr_port_ + j) % np;
-      if (rec_count_q[p] > 0) {
-        ub_ = true;
-        uport_ = p;
-        urec_ = port_[p].rec.front();
-        next_row_ = 0;
-        uacc_n_ = 0;
-        phase_data_ = false;
-        k_ = 0;
+      if (rec_count_q[p] > uin_q[p]) {
+        const Rec& r = port_[p].rec[uin_q[p] - (ends && mh.port == p ? 1 : 0)];
+        meta_.push_back(Meta{p, r.peer, r.vc, r.nrows});
+        fb_ = true;
+        fport_ = p;
+        frow0_ = r.row0;
+        fe_ = r.e;
+        fnext_ = 0;
         rr_port_ = (p + 1) % np;
         break;
       }
     }
-  } else {
-    uint32_t consumed = 0;
-    bool cmd_end = false;
-    if (!phase_data_) {
-      const uint32_t h = uint32_t(uacc_[0]) << 8 | uacc_[1];
-      const uint32_t dlen = (h & 0xfff) - 18;
-      const uint32_t f = std::min(db, dlen);
-      if (uacc_n_ >= 20 + f && cred_[urec_.vc] > 0) {
-        out_valid = true;
-        out_.rx_valid = dlen ? 2 : 1;
-        out_.rx_cycle = 0;
-        for (unsigned i = 0; i < 18; ++i) out_.rx_control[i] = uacc_[2 + i];
-        out_.rx_data.fill(0);
-        for (unsigned i = 0; i < f; ++i) out_.rx_data[i] = uacc_[20 + i];
-        out_.rx_vc = urec_.vc;
-        out_.rx_xpuid = cfg_.peer_xpuid[urec_.peer];
-        out_.rx_port = uport_;
-        consumed = 20 + f;
-        take_cred[urec_.vc] = 1;
-        ++cnt_[RxCnt::cmds_out];
-        dlen_ = dlen;
-        last_ = h & 0x8000;
-        if (dlen > db) {
-          phase_data_ = true;
-          k_ = 1;
-        } else {
-          cmd_end = true;
-        }
-      }
-    } else {
-      const uint32_t m = std::min(db, dlen_ - k_ * db);
-      if (uacc_n_ >= m) {
-        out_valid = true;
-        out_.rx_valid = 2;
-        out_.rx_cycle = k_;
-        out_.rx_data.fill(0);
-        for (unsigned i = 0; i < m; ++i) out_.rx_data[i] = uacc_[i];
-        consumed = m;
-        if ((k_ + 1) * db >= dlen_) {
-          cmd_end = true;
-          phase_data_ = false;
-        } else {
-          ++k_;
-        }
-      }
-    }
-    bool ends = false;
-    if (cmd_end) {
-      if (last_) {
-        ends = true;
-        ub_ = false;
-        Port& U = port_[uport_];
-        U.rec.pop_front();
-        U.rd = (U.rd + urec_.nrows) & pmask;
-      }
-      phase_data_ = false;
-      k_ = 0;
-    }
-    // shift out what was consumed
-    uint32_t n = uacc_n_ - consumed;
-    for (uint32_t i = 0; i < accr; ++i) uacc_[i] = i + consumed < accr ? uacc_[i + consumed] : 0;
-    // read
-    if (!ends && next_row_ < (urec_.e + 31) / 32) {
-      const uint32_t r = next_row_;
-      const uint32_t lo = std::max(p_.o0(), 32 * r), hi = std::min(urec_.e, 32 * r + 32);
-      const uint32_t add = hi - lo;
-      if (n + add <= accr) {
-        const Row& row = port_[uport_].buf[(urec_.row0 + r) % p_.rx_buf_beats];
-        for (uint32_t i = 0; i < add; ++i) uacc_[n + i] = row[lo - 32 * r + i];
-        n += add;
-        ++next_row_;
-      }
-    }
-    uacc_n_ = n;
   }
   if (!out_valid) out_.rx_valid = 0;
   // Credits

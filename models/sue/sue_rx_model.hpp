@@ -16,6 +16,10 @@
 
 namespace sue {
 
+/// Unpacker (docs/sue.md "sue_rx: state and one rising edge"): rows read per edge, frames held.
+constexpr unsigned kRxReadRows = 4;
+constexpr unsigned kRxMetaDepth = 4;
+
 /// RTL parameters of sue_rx (docs/sue.md "Parameters"; the same list as sue_tx).
 struct RxParams {
   unsigned profile = 0;         ///< Profile: 0 SUE, 1 SUE Lite
@@ -42,6 +46,7 @@ struct RxParams {
   unsigned max_frame_beats() const;                          ///< MaxFrameBeats
   unsigned buf_ptr_bits() const;                             ///< clog2(RxBufBeats)+1 (buf_rows_o per port)
   unsigned rec_cnt_bits() const;                             ///< clog2(RxFrames)+1 (rec_count_o per port)
+  unsigned accr() const { return 20 + db() + kRxReadRows * 32; }  ///< ACCR: unpacker accumulator bytes
 };
 
 /// cfg_*_i of sue_rx, sampled into registers at every edge with rst_ni low.
@@ -141,12 +146,16 @@ class RxModel {
   std::array<bool, kMaxPorts> dead_q_{};  // dead before this edge (FO-REQ rule)
   std::vector<uint32_t> exp_;
   std::vector<uint8_t> nacked_;
-  // unpacker
-  bool ub_ = false;
-  uint32_t uport_ = 0;
-  Rec urec_;
-  uint32_t next_row_ = 0;
-  std::vector<uint8_t> uacc_;  // ACCR = 64 + DB bytes
+  // unpacker: frames picked and not yet ended (pick order; head = the frame being output)
+  struct Meta {
+    uint32_t port = 0, peer = 0, vc = 0, nrows = 0;
+  };
+  std::deque<Meta> meta_;         // at most kRxMetaDepth
+  bool fb_ = false;               // the fetcher holds a frame (the newest meta_ entry)
+  uint32_t fport_ = 0, frow0_ = 0, fe_ = 0, fnext_ = 0;
+  std::vector<uint8_t> rdat_;     // rows read at the last edge: RDAT = 4 * 32 bytes
+  uint32_t rdat_n_ = 0;
+  std::vector<uint8_t> uacc_;     // ACCR = 20 + DB + RDAT bytes
   uint32_t uacc_n_ = 0;
   bool phase_data_ = false;
   uint32_t k_ = 0, dlen_ = 0;

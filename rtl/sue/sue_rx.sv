@@ -113,7 +113,11 @@ module sue_rx #(
   localparam int AW    = PW - 1;                            // buffer row address
   localparam int RW    = $clog2(RxFrames) + 1;              // record count
   localparam int RI    = (RxFrames > 1) ? $clog2(RxFrames) : 1;  // record index
-  localparam int ACCR  = 64 + DB;                           // unpacker accumulator bytes
+  localparam int NRd   = 4;                                 // rows the unpacker reads per edge
+  localparam int RDB   = NRd * 32;                          // bytes of those rows
+  localparam int MQ    = 4;                                 // frames the unpacker holds
+  localparam int ACCR  = 20 + DB + RDB;                     // unpacker accumulator bytes
+  localparam int RNW   = $clog2(RDB + 1);                   // read-stage fill
   localparam int UW    = $clog2(ACCR + 1);                  // accumulator fill
   localparam int RecW  = AW + BW + OW + 4 + 2;              // {row0, nrows, E, peer, vc}
   localparam int NCnt  = 17;
@@ -197,17 +201,12 @@ module sue_rx #(
   logic [NC*16-1:0]              exp_q;       // connection c: [16c +: 16]
   logic [NC-1:0]                 nacked_q;
   // unpacker
-  logic                          ub_q;
-  logic [1:0]                    uport_q;
-  logic [AW-1:0]                 urow0_q;
-  logic [BW-1:0]                 unrows_q;
-  logic [OW-1:0]                 ue_q;
-  logic [3:0]                    upeer_q;
-  logic [1:0]                    uvc_q;
   logic [NumPorts-1:0]           pop;          // the unpacker ends port p's head frame this edge
-  logic [AW-1:0]                 uraddr;       // row the unpacker reads (all ports; muxed)
-  logic [NumPorts*256-1:0]       rrow;         // that row of each port
-  logic [NumPorts*RecW-1:0]      rec_head;     // head record of each port
+  logic [BW-1:0]                 pop_nrows;    // that frame's rows
+  logic [AW-1:0]                 uraddr;       // first row the fetcher reads (all ports; muxed)
+  logic [NumPorts*NRd*256-1:0]   rrow;         // rows uraddr .. uraddr+NRd-1 of each port, row j in [(p*NRd+j)*256 +: 256]
+  logic [NumPorts*RecW-1:0]      rec_next;     // each port's first record the unpacker does not hold yet
+  logic [4*3-1:0]                uin4;         // frames of port p the unpacker holds: [3p +: 3]
   // per-port results
   logic [NumPorts-1:0]           took;                // a beat taken this edge
   logic [NumPorts-1:0]           acc_ev, nack_ev;     // accept / NACK owed on connection cidx
@@ -535,7 +534,7 @@ module sue_rx #(
                 vk = 5'(CAckFrames);
               end else if (fo && rop == 2'd0) begin
                 vk = 5'(CFoFrames);
-                if (dead4[f] && rec_cnt4[32'(f)*RW +: RW] == '0 && !(ub_q && uport_q == f)) begin
+                if (dead4[f] && rec_cnt4[32'(f)*RW +: RW] == '0) begin  // the unpacker holds recorded frames only
                   fb_fo_d = 2'd1;
                   fb_fo_port_d = f;
                   fb_owe_psn_d = exp_q[32'(c_fo)*16 +: 16] - 16'd1;
@@ -585,7 +584,7 @@ module sue_rx #(
       end
       // records and buffer after this edge's push and the unpacker's pop
       rec_cnt_d = rec_cnt_lq + RW'(push) - RW'(pop[gp]);
-      rd_d = rd_lq + (pop[gp] ? PW'(unrows_q) : PW'(0));
+      rd_d = rd_lq + (pop[gp] ? PW'(pop_nrows) : PW'(0));
       // 4. ready
       ready_d = !dead_d && ((wr_d - rd_d) < PW'(RxBufBeats)) && (rec_cnt_d < RW'(RxFrames));
     end
@@ -610,8 +609,16 @@ module sue_rx #(
       if (wen) mem[wr_at] <= sb;
       if (push) rec_mem[rec_tl_q] <= {wc_q[AW-1:0], BW'(wr_d - wc_q), w_e_d, peer, vc};
     end
-    assign rrow[gp*256 +: 256] = mem[uraddr];
-    assign rec_head[gp*RecW +: RecW] = rec_mem[rec_hd_q];
+    for (genvar gj = 0; gj < NRd; gj++) begin : g_rd
+      assign rrow[(gp*NRd + gj)*256 +: 256] = mem[uraddr + AW'(gj)];
+    end
+    // record rec_hd + uin (mod RxFrames): uin <= rec count <= RxFrames
+    logic [RI:0] rec_nx;
+    always_comb begin
+      rec_nx = {1'b0, rec_hd_q} + (RI+1)'(uin4[gp*3 +: 3]);
+      if (rec_nx >= (RI+1)'(RxFrames)) rec_nx = rec_nx - (RI+1)'(RxFrames);
+    end
+    assign rec_next[gp*RecW +: RecW] = rec_mem[rec_nx[RI-1:0]];
 
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
@@ -750,6 +757,21 @@ module sue_rx #(
   assign conn_nacked_o = nacked_q;
 
   // ---------------------------------------------------------------- unpacker
+  // frames held (pick order), FIFO of MQ entries: head = the frame being output, the newest = the fetcher's
+  logic [MQ*2-1:0]       mport_q, mvc_q;
+  logic [MQ*4-1:0]       mpeer_q;
+  logic [MQ*BW-1:0]      mnr_q;
+  logic [1:0]            mh_q, mh_d, mt;       // head index, tail index
+  logic [2:0]            mc_q, mc_d;           // entries
+  // fetcher
+  logic                  fb_q, fb_d, fdone;
+  logic [1:0]            fport_q, fport_d;
+  logic [AW-1:0]         frow0_q, frow0_d;
+  logic [OW-1:0]         fe_q, fe_d;
+  logic [BW-1:0]         fnext_q, fnext_d;
+  // read stage: the bytes of the rows read at the last edge
+  logic [RDB*8-1:0]      rdat_q, rdat_d;       // byte k in [8k +: 8]
+  logic [RNW-1:0]        rdat_n_q, rdat_n_d;
   logic [ACCR*8-1:0]     uacc_q, uacc_d, uacc_sh;  // accumulator byte k in [8k +: 8]
   logic [UW-1:0]         uacc_n_q, uacc_n_d, un;
   logic                  uphase_q;       // 0 HDR, 1 DATA
@@ -764,20 +786,23 @@ module sue_rx #(
   logic [9:0]            rx_xpuid_q;
   logic [18*8-1:0]       rx_ctl_q;    // control byte k in [8k +: 8]
   logic [DB*8-1:0]       rx_data_q;   // data byte k in [8k +: 8]
-  logic [BW-1:0]         unext_q;
 
   // next-state
-  logic                  ub_d, uphase_d, ulast_d, out_ld, ends, pick, cmd_end;
-  logic [1:0]            uport_d, rr_d, pk;
-  logic [AW-1:0]         urow0_d;
-  logic [BW-1:0]         unrows_d, unext_d;
-  logic [OW-1:0]         ue_d;
-  logic [3:0]            upeer_d, uk_d;
-  logic [1:0]            uvc_d;
+  logic                  uphase_d, ulast_d, out_ld, ends, pick, cmd_end, stop;
+  logic [1:0]            rr_d, pk, hport, hvc;
+  logic [3:0]            hpeer;
+  logic [MQ*2-1:0]       mport_d, mvc_d;
+  logic [MQ*4-1:0]       mpeer_d;
+  logic [MQ*BW-1:0]      mnr_d;
+  logic [2:0]            mc_pop;
+  logic [3:0]            uk_d;
   logic [11:0]           udlen_d, hlen, hdlen;
   logic [15:0]           hh;
-  logic [UW-1:0]         uf, need, consumed, add, ulo, uhi;
+  logic [UW-1:0]         uf, need, consumed;
+  logic [RNW-1:0]        add;
+  logic [5:0]            rlo, rhi, rn;
   logic [OW-1:0]         rbase, rows_e;
+  logic [BW-1:0]         rr_row;
   logic [255:0]          row;
   logic [3:0]            take_cred;
   logic [4*8-1:0]        cred_d;
@@ -787,28 +812,47 @@ module sue_rx #(
   logic [1:0]            rx_valid_d;
   logic [3:0]            rx_cycle_d;
   logic [RecW-1:0]       hrec;
+  logic [AW-1:0]         hrow0;
+  logic [BW-1:0]         hnrows;
+  logic [OW-1:0]         he;
+  logic [3:0]            hpk;
+  logic [1:0]            hvk;
 
-  logic unused_hh;  // op header reserved bits (checked by the walk)
-  assign unused_hh = ^hh[14:12];
-  assign uraddr = urow0_q + AW'(unext_q);
-  assign row = rrow[32'(uport_q)*256 +: 256];
+  logic unused_hh;  // op header reserved bits (checked by the walk); ends (read by the assertions)
+  assign unused_hh = ^{hh[14:12], ends};
+  assign uraddr = frow0_q + AW'(fnext_q);
+  assign hport = mport_q[32'(mh_q)*2 +: 2];
+  assign hvc = mvc_q[32'(mh_q)*2 +: 2];
+  assign hpeer = mpeer_q[32'(mh_q)*4 +: 4];
+  assign pop_nrows = mnr_q[32'(mh_q)*BW +: BW];
+  // uin4: the held frames of each port
+  logic [1:0] mrel;  // entry e's place in the FIFO, (e - head) mod MQ
+  always_comb begin
+    uin4 = '0;
+    mrel = '0;
+    for (int e = 0; e < MQ; e++) begin
+      mrel = 2'(e) - mh_q;
+      if ({1'b0, mrel} < mc_q) uin4[32'(mport_q[e*2 +: 2])*3 +: 3] = uin4[32'(mport_q[e*2 +: 2])*3 +: 3] + 3'd1;
+    end
+  end
 
   always_comb begin
-    ub_d = ub_q;
-    uport_d = uport_q;
-    urow0_d = urow0_q;
-    unrows_d = unrows_q;
-    ue_d = ue_q;
-    upeer_d = upeer_q;
-    uvc_d = uvc_q;
-    unext_d = unext_q;
+    mh_d = mh_q;
+    mc_d = mc_q;
+    mc_pop = mc_q;
+    mt = mh_q + mc_q[1:0];
+    // hold: the held frames and the fetcher
+    {mport_d, mvc_d, mpeer_d, mnr_d} = {mport_q, mvc_q, mpeer_q, mnr_q};
+    {fb_d, fport_d, frow0_d, fe_d, fnext_d} = {fb_q, fport_q, frow0_q, fe_q, fnext_q};
+    fdone = 1'b0;
+    rdat_d = '0;
+    rdat_n_d = '0;
     uphase_d = uphase_q;
     uk_d = uk_q;
     udlen_d = udlen_q;
     ulast_d = ulast_q;
     rr_d = rr_q;
     uacc_d = uacc_q;
-    uacc_n_d = uacc_n_q;
     uacc_sh = uacc_q;
     un = uacc_n_q;
     rx_ctl_d = rx_ctl_q;
@@ -818,9 +862,15 @@ module sue_rx #(
     out_ld = 1'b0;
     ends = 1'b0;
     pick = 1'b0;
+    stop = 1'b0;
     cmd_end = 1'b0;
     pk = '0;
     hrec = '0;
+    hrow0 = '0;
+    hnrows = '0;
+    he = '0;
+    hpk = '0;
+    hvk = '0;
     hh = '0;
     hlen = '0;
     hdlen = '0;
@@ -828,104 +878,122 @@ module sue_rx #(
     need = '0;
     consumed = '0;
     add = '0;
-    ulo = '0;
-    uhi = '0;
+    rlo = '0;
+    rhi = '0;
+    rn = '0;
     rbase = '0;
     rows_e = '0;
+    rr_row = '0;
+    row = '0;
     take_cred = '0;
     pop = '0;
-    if (!ub_q) begin
-      // pick: first port from rr_q with a record
+    // output, from uacc_q; the head frame names vc, peer and port
+    if (!uphase_q) begin
+      hh = {uacc_q[7:0], uacc_q[15:8]};
+      hlen = hh[11:0];
+      hdlen = hlen - 12'd18;
+      uf = (hdlen > 12'(DB)) ? UW'(DB) : UW'(hdlen);
+      need = UW'(20) + uf;
+      if (uacc_n_q >= need && cred_q[32'(hvc)*8 +: 8] != 8'd0) begin
+        out_ld = 1'b1;
+        rx_valid_d = (hdlen != 12'd0) ? 2'd2 : 2'd1;
+        rx_cycle_d = 4'd0;
+        rx_ctl_d = uacc_q[2*8 +: 18*8];
+        for (int i = 0; i < DB; i++) rx_data_d[8*i +: 8] = (UW'(i) < uf) ? uacc_q[8*(20 + i) +: 8] : 8'd0;
+        consumed = need;
+        take_cred[hvc] = 1'b1;
+        udlen_d = hdlen;
+        ulast_d = hh[15];
+        if (hdlen > 12'(DB)) begin
+          uphase_d = 1'b1;
+          uk_d = 4'd1;
+        end else begin
+          cmd_end = 1'b1;
+        end
+      end
+    end else begin
+      // DATA k: min(DB, dlen - k*DB) bytes
+      uf = ((udlen_q - 12'(32'(uk_q) * DB)) > 12'(DB)) ? UW'(DB) : UW'(udlen_q - 12'(32'(uk_q) * DB));
+      if (uacc_n_q >= uf) begin
+        out_ld = 1'b1;
+        rx_valid_d = 2'd2;
+        rx_cycle_d = uk_q;
+        for (int i = 0; i < DB; i++) rx_data_d[8*i +: 8] = (UW'(i) < uf) ? uacc_q[8*i +: 8] : 8'd0;
+        consumed = uf;
+        if (13'(32'(uk_q) + 1) * 13'(DB) >= 13'(udlen_q)) cmd_end = 1'b1;
+        else uk_d = uk_q + 4'd1;
+      end
+    end
+    if (cmd_end) begin
+      uphase_d = 1'b0;
+      uk_d = '0;
+      if (ulast_d) begin
+        // the head frame ends: its record is popped and its rows freed
+        ends = 1'b1;
+        for (int p = 0; p < NumPorts; p++) if (hport == 2'(p)) pop[p] = 1'b1;
+        mh_d = mh_q + 2'd1;
+        mc_pop = mc_q - 3'd1;
+      end
+    end
+    mc_d = mc_pop;
+    // shift out what was consumed, append the read stage
+    for (int j = 0; j < ACCR; j++)
+      uacc_sh[8*j +: 8] = (32'(j) + 32'(consumed) < ACCR) ? uacc_q[8*(32'(j) + 32'(consumed)) +: 8] : 8'd0;
+    un = uacc_n_q - consumed;
+    uacc_d = uacc_sh;
+    for (int j = 0; j < ACCR; j++)
+      if (32'(j) >= 32'(un) && 32'(j) < 32'(un) + 32'(rdat_n_q))
+        uacc_d[8*j +: 8] = rdat_q[8*((32'(j) - 32'(un)) % RDB) +: 8];
+    un = un + UW'(rdat_n_q);
+    uacc_n_d = un;
+    // read: up to NRd rows of the fetcher's frame, in order, while they fit; row r holds ops [max(O0, 32r), min(E, 32r+32))
+    if (fb_q) begin
+      rows_e = (fe_q + OW'(31)) >> 5;
+      for (int j = 0; j < NRd; j++) begin
+        rr_row = fnext_q + BW'(j);
+        rbase = OW'(rr_row) << 5;
+        row = rrow[(32'(fport_q)*NRd + j)*256 +: 256];
+        if (!stop && OW'(rr_row) < rows_e) begin
+          rlo = (rr_row == '0) ? 6'(O0) : 6'd0;
+          rhi = (fe_q < rbase + OW'(32)) ? 6'(fe_q - rbase) : 6'd32;
+          rn = rhi - rlo;
+          if (32'(un) + 32'(add) + 32'(rn) <= ACCR) begin
+            for (int i = 0; i < 32; i++)
+              if (6'(i) >= rlo && 6'(i) < rhi) rdat_d[8*((32'(add) + i - 32'(rlo)) % RDB) +: 8] = row[8*i +: 8];
+            add = add + RNW'(rn);
+            fnext_d = rr_row + BW'(1);
+          end else begin
+            stop = 1'b1;
+          end
+        end
+      end
+      rdat_n_d = add;
+      fdone = OW'(fnext_d) == rows_e;
+      if (fdone) fb_d = 1'b0;
+    end
+    // pick: the fetcher is free after this edge's read and fewer than MQ frames stay held
+    if ((!fb_q || fdone) && mc_pop < 3'(MQ)) begin
       for (int j = NumPorts - 1; j >= 0; j--) begin
-        if (rec_cnt4[((32'(rr_q) + j) % NumPorts)*RW +: RW] != '0) begin
+        if (rec_cnt4[((32'(rr_q) + j) % NumPorts)*RW +: RW] > RW'(uin4[((32'(rr_q) + j) % NumPorts)*3 +: 3])) begin
           pick = 1'b1;
           pk = 2'((32'(rr_q) + j) % NumPorts);
         end
       end
       if (pick) begin
-        hrec = rec_head[32'(pk)*RecW +: RecW];
-        ub_d = 1'b1;
-        uport_d = pk;
-        {urow0_d, unrows_d, ue_d, upeer_d, uvc_d} = hrec;
-        unext_d = '0;
-        uacc_n_d = '0;
-        uphase_d = 1'b0;
-        uk_d = '0;
+        hrec = rec_next[32'(pk)*RecW +: RecW];
+        {hrow0, hnrows, he, hpk, hvk} = hrec;
+        fb_d = 1'b1;
+        fport_d = pk;
+        frow0_d = hrow0;
+        fe_d = he;
+        fnext_d = '0;
+        mport_d[32'(mt)*2 +: 2] = pk;
+        mvc_d[32'(mt)*2 +: 2] = hvk;
+        mpeer_d[32'(mt)*4 +: 4] = hpk;
+        mnr_d[32'(mt)*BW +: BW] = hnrows;
+        mc_d = mc_pop + 3'd1;
         rr_d = 2'((32'(pk) + 1) % NumPorts);
       end
-    end else begin
-      // output
-      if (!uphase_q) begin
-        hh = {uacc_q[7:0], uacc_q[15:8]};
-        hlen = hh[11:0];
-        hdlen = hlen - 12'd18;
-        uf = (hdlen > 12'(DB)) ? UW'(DB) : UW'(hdlen);
-        need = UW'(20) + uf;
-        if (uacc_n_q >= need && cred_q[32'(uvc_q)*8 +: 8] != 8'd0) begin
-          out_ld = 1'b1;
-          rx_valid_d = (hdlen != 12'd0) ? 2'd2 : 2'd1;
-          rx_cycle_d = 4'd0;
-          rx_ctl_d = uacc_q[2*8 +: 18*8];
-          for (int i = 0; i < DB; i++) rx_data_d[8*i +: 8] = (UW'(i) < uf) ? uacc_q[8*(20 + i) +: 8] : 8'd0;
-          consumed = need;
-          take_cred[uvc_q] = 1'b1;
-          udlen_d = hdlen;
-          ulast_d = hh[15];
-          if (hdlen > 12'(DB)) begin
-            uphase_d = 1'b1;
-            uk_d = 4'd1;
-          end else begin
-            cmd_end = 1'b1;
-          end
-        end
-      end else begin
-        // DATA k: min(DB, dlen - k*DB) bytes
-        uf = ((udlen_q - 12'(32'(uk_q) * DB)) > 12'(DB)) ? UW'(DB) : UW'(udlen_q - 12'(32'(uk_q) * DB));
-        if (uacc_n_q >= uf) begin
-          out_ld = 1'b1;
-          rx_valid_d = 2'd2;
-          rx_cycle_d = uk_q;
-          for (int i = 0; i < DB; i++) rx_data_d[8*i +: 8] = (UW'(i) < uf) ? uacc_q[8*i +: 8] : 8'd0;
-          consumed = uf;
-          if (13'(32'(uk_q) + 1) * 13'(DB) >= 13'(udlen_q)) begin
-            cmd_end = 1'b1;
-            uphase_d = 1'b0;
-          end else begin
-            uk_d = uk_q + 4'd1;
-          end
-        end
-      end
-      if (cmd_end) begin
-        uphase_d = 1'b0;
-        uk_d = '0;
-        if (ulast_d) begin
-          ends = 1'b1;
-          ub_d = 1'b0;
-          for (int p = 0; p < NumPorts; p++) if (uport_q == 2'(p)) pop[p] = 1'b1;
-        end
-      end
-      // shift out what was consumed
-      for (int j = 0; j < ACCR; j++)
-        uacc_sh[8*j +: 8] = (32'(j) + 32'(consumed) < ACCR) ? uacc_q[8*(32'(j) + 32'(consumed)) +: 8] : 8'd0;
-      un = uacc_n_q - consumed;
-      uacc_d = uacc_sh;
-      // read row unext_q: its bytes in [max(O0, 32r), min(E, 32r+32))
-      rbase = OW'(unext_q) << 5;
-      rows_e = (ue_q + OW'(31)) >> 5;
-      if (!ends && OW'(unext_q) < rows_e) begin
-        ulo = (unext_q == '0) ? UW'(O0) : UW'(0);
-        uhi = (ue_q < rbase + OW'(32)) ? UW'(ue_q - rbase) : UW'(32);
-        add = uhi - ulo;
-        if (32'(un) + 32'(add) <= ACCR) begin
-          for (int j = 0; j < ACCR; j++) begin
-            if (32'(j) >= 32'(un) && 32'(j) < 32'(un) + 32'(add))
-              uacc_d[8*j +: 8] = row[8 * ((32'(ulo) + 32'(j) - 32'(un)) % 32) +: 8];
-          end
-          un = un + add;
-          unext_d = unext_q + BW'(1);
-        end
-      end
-      uacc_n_d = un;
     end
     // credits
     err_credit_d = err_credit_q;
@@ -940,14 +1008,19 @@ module sue_rx #(
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      ub_q <= 1'b0;
-      uport_q <= '0;
-      urow0_q <= '0;
-      unrows_q <= '0;
-      ue_q <= '0;
-      upeer_q <= '0;
-      uvc_q <= '0;
-      unext_q <= '0;
+      mport_q <= '0;
+      mvc_q <= '0;
+      mpeer_q <= '0;
+      mnr_q <= '0;
+      mh_q <= '0;
+      mc_q <= '0;
+      fb_q <= 1'b0;
+      fport_q <= '0;
+      frow0_q <= '0;
+      fe_q <= '0;
+      fnext_q <= '0;
+      rdat_q <= '0;
+      rdat_n_q <= '0;
       uphase_q <= 1'b0;
       uk_q <= '0;
       udlen_q <= '0;
@@ -965,14 +1038,19 @@ module sue_rx #(
       rx_ctl_q <= '0;
       rx_data_q <= '0;
     end else begin
-      ub_q <= ub_d;
-      uport_q <= uport_d;
-      urow0_q <= urow0_d;
-      unrows_q <= unrows_d;
-      ue_q <= ue_d;
-      upeer_q <= upeer_d;
-      uvc_q <= uvc_d;
-      unext_q <= unext_d;
+      mport_q <= mport_d;
+      mvc_q <= mvc_d;
+      mpeer_q <= mpeer_d;
+      mnr_q <= mnr_d;
+      mh_q <= mh_d;
+      mc_q <= mc_d;
+      fb_q <= fb_d;
+      fport_q <= fport_d;
+      frow0_q <= frow0_d;
+      fe_q <= fe_d;
+      fnext_q <= fnext_d;
+      rdat_q <= rdat_d;
+      rdat_n_q <= rdat_n_d;
       uphase_q <= uphase_d;
       uk_q <= uk_d;
       udlen_q <= udlen_d;
@@ -985,9 +1063,9 @@ module sue_rx #(
       rx_valid_q <= rx_valid_d;
       if (out_ld) begin
         rx_cycle_q <= rx_cycle_d;
-        rx_vc_q <= uvc_q;
-        rx_port_q <= uport_q;
-        rx_xpuid_q <= peer_q[32'(upeer_q)*10 +: 10];
+        rx_vc_q <= hvc;
+        rx_port_q <= hport;
+        rx_xpuid_q <= peer_q[32'(hpeer)*10 +: 10];
         rx_ctl_q <= rx_ctl_d;
         rx_data_q <= rx_data_d;
       end
@@ -1057,8 +1135,13 @@ module sue_rx #(
         assert (!(pinc[(p*NCnt + CPdusOk)*2 +: 2] != 2'd0 && dead_q[p]))
           else $error("sue_rx: event from dead port %0d", p);
       end
-      assert (!ub_q || rec_cnt4[32'(uport_q)*RW +: RW] != '0)
-        else $error("sue_rx: unpacking a frame without a record (command before its verdict)");
+      for (int p = 0; p < NumPorts; p++)
+        assert (32'(uin4[p*3 +: 3]) <= 32'(rec_cnt4[p*RW +: RW]))
+          else $error("sue_rx: port %0d: the unpacker holds a frame without a record (command before its verdict)", p);
+      assert (32'(uacc_n_q) + 32'(rdat_n_q) - 32'(consumed) <= ACCR)
+        else $error("sue_rx: unpacker accumulator overflow");
+      assert (!(ends && mc_q == 3'd0))
+        else $error("sue_rx: a frame ends that the unpacker does not hold");
       for (int v = 0; v < 4; v++)
         assert (!(take_cred[v] && cred_q[8*v +: 8] == 8'd0))
           else $error("sue_rx: VC %0d credit underflow", v);

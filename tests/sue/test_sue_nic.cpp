@@ -230,7 +230,7 @@ TEST(SueNic, FrameSizesAreSueEncodes) {
 
 TEST(SueNic, ZeroLoadPipelineEqualsCycleExactFigures) {
   // docs/sue.md "Clock and rates": command complete (edge a) -> first beat at the MAC in a + 5; eof
-  // beat taken (edge e) -> first command in cycle e + 5 (0-byte command), + 1 per further 32-byte row.
+  // beat taken (edge e) -> first command in cycle e + 5 (rows 0..3 read in one edge).
   Pair h(cfg_for(0, 1), cfg_for(1, 0));
   h.send(0, 0, 0, tag_of(0, 0, 1), 100);
   h.run(2000);
@@ -240,12 +240,12 @@ TEST(SueNic, ZeroLoadPipelineEqualsCycleExactFigures) {
   EXPECT_EQ(f.bytes, 64u);  // 14 + 8 + 20 + 4 = 46, padded to 60, + FCS
   ASSERT_EQ(h.got.size(), 1u);
   EXPECT_EQ(h.got[0].first, f.eof + h.delay + 5);
-  // A 64-byte command needs rows 0..3 before its first beat: two more rows.
+  // A 64-byte command needs rows 0..3 before its first beat: read in one edge, the same 5 cycles.
   Pair g(cfg_for(0, 1), cfg_for(1, 0));
   g.send(0, 0, 64, tag_of(0, 0, 1), 100);
   g.run(2000);
   ASSERT_EQ(g.got.size(), 1u);
-  EXPECT_EQ(g.got[0].first, g.frames[0][0].eof + g.delay + 7);
+  EXPECT_EQ(g.got[0].first, g.frames[0][0].eof + g.delay + 5);
   EXPECT_EQ(g.frames[0][0].bytes, 14u + 8 + 84 + 4 + 4);
   // The ACK comes back alone after ack_delay (the peer has no data to carry it).
   EXPECT_EQ(h.frames[1].size(), 1u);

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "sue/crc.hpp"
+#include "sue_rx_linerate.hpp"
 #include "sue_rx_scenario.hpp"
 
 namespace {
@@ -243,21 +244,19 @@ TEST(SueRxModel, WorkedExampleToTheCycle) {
   EXPECT_TRUE(h.xpu_err.empty()) << h.xpu_err;
 }
 
-// eof taken in cycle e -> first command on the XPU interface in cycle e+5 (zero load)
+// eof taken in cycle e -> first command on the XPU interface in cycle e+5 (zero load), for every first
+// beat up to 20 + DB = 84 bytes (the first four rows hold 106 bytes of ops after the RH)
 TEST(SueRxModel, PipelineLatencyFiveCycles) {
-  H h(sue_p());
-  h.step();
-  h.send(0, rxstim::wire(h.frame(1, 2, 0, {cmd(22)})));  // 20+22 = 42 bytes: within the 42 after the RH
-  h.drain();
-  ASSERT_EQ(h.cmds.size(), 1u);
-  EXPECT_EQ(h.cmds[0].cycle, h.eof_cycles[0] + 5);
-  // 23 data bytes: one more row
-  H g(sue_p());
-  g.step();
-  g.send(0, rxstim::wire(g.frame(1, 2, 0, {cmd(23)})));
-  g.drain();
-  ASSERT_EQ(g.cmds.size(), 1u);
-  EXPECT_EQ(g.cmds[0].cycle, g.eof_cycles[0] + 6);
+  for (unsigned dw : {256u, 512u}) {
+    for (unsigned dlen : {0u, 22u, 23u, 64u, 256u}) {
+      H h(sue_p(dw == 512 ? 4 : 1, dw));
+      h.step();
+      h.send(0, rxstim::wire(h.frame(1, 2, 0, {cmd(dlen), cmd(8)})));
+      h.drain();
+      ASSERT_EQ(h.cmds.size(), 2u);
+      EXPECT_EQ(h.cmds[0].cycle, h.eof_cycles[0] + 5) << dw << " " << dlen;
+    }
+  }
 }
 
 // ---------------------------------------------------------------- accept, NACK, DUP, piggyback
@@ -821,6 +820,41 @@ TEST(SueRxModel, RandomScenarioMatchesReference) {
     for (auto& e : r.errors) all += e + "\n";
     EXPECT_TRUE(r.errors.empty()) << "ports " << v.p.num_ports << " profile " << v.p.profile << "\n" << all;
     EXPECT_GT(r.cmds_checked, 500u);
+  }
+}
+
+// ---------------------------------------------------------------- line rate
+
+struct ModelBlock {
+  sue::RxModel m;
+  sue::RxIn in;
+  void drive(const sue::RxIn& i) { in = i; }
+  void posedge() { m.tick(in); }
+  const sue::RxOut& outputs() const { return m.outputs(); }
+};
+
+// Back-to-back one-command frames on every port at one MAC beat per cycle: the unpacker keeps up
+// with what the ports offer, up to a beat every cycle on the XPU interface (s4/s2: 4 x 200G / 2 x 400G
+// at DataW 512 need it; s1/lite: the ports bind). The old unpacker (one row per cycle, a pick cycle
+// per frame) reached 0.2 beats per cycle on s4 with 64-byte commands.
+TEST(SueRxModel, LineRateEveryPortBeatEveryCycle) {
+  struct Cfg {
+    const char* name;
+    sue::RxParams p;
+  };
+  sue::RxParams s2 = sue_p(2, 512), s4 = sue_p(4, 512), s1 = sue_p(1, 256), lite = lite_p();
+  for (const Cfg& c : {Cfg{"s1", s1}, Cfg{"s2", s2}, Cfg{"s4", s4}, Cfg{"lite", lite}}) {
+    for (unsigned dlen : {64u, 128u, 256u}) {
+      ModelBlock b{sue::RxModel(c.p), {}};
+      rxstim::LineRate r = rxstim::run_linerate(b, c.p, dlen, 2000, 6000);
+      EXPECT_TRUE(r.error.empty()) << c.name << " " << dlen << ": " << r.error;
+      EXPECT_TRUE(b.m.assertion().empty()) << b.m.assertion();
+      EXPECT_GE(r.util, r.need - 0.005) << c.name << " dlen " << dlen << ": " << r.beats_out << " XPU beats in "
+                                         << r.window << " cycles, the ports offer " << r.offered << " a cycle";
+      if (r.offered >= 1) EXPECT_GE(r.util, 0.995) << c.name << " " << dlen;  // output-bound: a beat every cycle
+      EXPECT_GT(r.cmds, 500u);
+      std::printf("  %s dlen %u: %.4f XPU beats/cycle (ports offer %.3f)\n", c.name, dlen, r.util, r.offered);
+    }
   }
 }
 
