@@ -95,8 +95,9 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   for (unsigned v = 0; v < 4; ++v) cred_[v] = c_.rx_credits[v];
   for (unsigned i = 0; i < K_; ++i)
     for (unsigned v = 0; v < 4; ++v) {
-      pin_mask_[(i + v) % P_][v] |= static_cast<uint16_t>(1u << i);  // strict pin
-      pin_port_[i * 4 + v] = static_cast<uint8_t>((i + v) % P_);
+      const unsigned b = pin_base(c_.own_xpuid, c_.peer_xpuid[i], v, P_);  // strict pin (no failover here)
+      pin_mask_[b][v] |= static_cast<uint16_t>(1u << i);
+      pin_port_[i * 4 + v] = static_cast<uint8_t>(b);
     }
   for (unsigned p = 0; p < P_; ++p)
     for (unsigned v = c_.gate_classes ? c_.gate_classes : 4; v < 4; ++v) gate_never_ |= 1u << (p * 4 + v);

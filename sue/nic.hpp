@@ -8,7 +8,7 @@
 //    receive credits from the XPU sink.
 //  * TX: packing of complete commands only (up to MaxPack, never waiting to
 //    fill), WRR over VCs then round robin over peers, the strict-mode pin
-//    (peer index + VC) mod NumPorts, unordered = fewest outstanding bytes;
+//    (own XPU id + peer XPU id + VC) mod NumPorts, unordered = fewest outstanding bytes;
 //    PSNs per connection {port, peer, VC}, Window, piggybacked ACK/NACK or
 //    ACK-only after ack_delay, go-back-N on NACK or RTO, at most one job start
 //    per SUE edge, a CBFC credit gate per port and class.
@@ -412,7 +412,7 @@ class Nic {
   std::array<uint32_t, 4> rr_peer_{};
   mutable std::array<Edge, kMaxPorts> owe_min_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: <= its earliest owed due edge
   mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
-  std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: (peer + VC) mod NumPorts
+  std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: sue::pin_base (own + peer XPU id + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
   int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
   uint64_t gc_ = 1;     // port_gbps * clock_ps: ceil(ceil(8000 b / gbps) / clock) = ceil(8000 b / gc_)

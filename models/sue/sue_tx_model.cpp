@@ -434,7 +434,7 @@ void TxModel::tick(const TxIn& in) {
   auto port_sel = [&](unsigned q) -> int {
     const unsigned i = q / 4, v = q % 4;
     if (cfg_.strict) {
-      const unsigned b = (i + v) % NP;
+      const unsigned b = pin_base(cfg_.own_xpuid, cfg_.peer_xpuid[i], v, NP);
       for (unsigned k = 0; k < NP; ++k) {
         const unsigned p = (b + k) % NP;
         if (live[p]) return cand(p, i, v) ? static_cast<int>(p) : -1;

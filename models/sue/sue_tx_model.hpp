@@ -71,6 +71,12 @@ struct TxCfg {
   uint32_t fo_retry = 4096;                        ///< cfg_fo_retry_i (24 b; 0 behaves as 1)
 };
 
+/// Strict-mode pin base of the queue {peer XPU id, VC} of node own (docs/sue.md "port_sel"): (own + peer +
+/// VC) mod NumPorts over the 10-bit ids. pin(q) is the first live port from it. sue::Nic uses the same.
+inline unsigned pin_base(uint32_t own, uint32_t peer, unsigned vc, unsigned num_ports) {
+  return ((own + peer + vc) & 0x3ffu) % num_ports;
+}
+
 /// Every input port of sue_tx.
 struct TxIn {
   bool rst_n = false;  ///< rst_ni: low = synchronous reset, cfg sampled

@@ -320,6 +320,14 @@ module sue_tx #(
   end
 
   // ---------------------------------------------------------------- C2: port_sel, NEW, packing
+  // Strict-mode pin base of queue q = (i, v): (own XPU id + peer XPU id + v) mod NumPorts (NumPorts is
+  // 1, 2 or 4: the low bits of the 10-bit sum). It spreads a node's flows to different peers, the
+  // senders of an incast, and the two VCs of a pair over the ports.
+  function automatic logic [1:0] pin_base(input int q);
+    logic [9:0] h;
+    h = own_q + peer_q[(q/4)*10 +: 10] + 10'(q%4);
+    return 2'(32'(h) % NumPorts);
+  endfunction
   logic [NumPorts-1:0] c2_cand;
   logic                c2_found;
   logic [1:0]          c2_best;
@@ -344,10 +352,10 @@ module sue_tx #(
       c2_best  = '0;
       c2_bestb = '0;
       if (strict_q) begin
-        // pin(q): first live port from b = (i + v) mod NumPorts
+        // pin(q): first live port from b = pin_base(q) = (own + peer xpuid + v) mod NumPorts
         for (int k = NumPorts - 1; k >= 0; k--) begin
-          if (live[((q/4) + (q%4) + k) % NumPorts]) begin
-            c2_best = 2'(((q/4) + (q%4) + k) % NumPorts);
+          if (live[(32'(pin_base(q)) + k) % NumPorts]) begin
+            c2_best = 2'((32'(pin_base(q)) + k) % NumPorts);
           end
         end
         for (int p = 0; p < NumPorts; p++) begin

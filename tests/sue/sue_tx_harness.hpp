@@ -70,6 +70,7 @@ struct HarnessStats {
   uint64_t cycles = 0, frames = 0, data_frames = 0, new_pdus = 0, rtx_pdus = 0, mig_pdus = 0, ack_only = 0,
            fo_req = 0, fo_ack = 0, delivered = 0, accepted = 0, resets = 0, deaths = 0, lost_frames = 0,
            max_inflight = 0, window_full_cycles = 0;
+  uint32_t strict_new_ports = 0;  ///< ports that carried a strict-mode NEW PDU (bit per port)
 };
 
 /// The model alone as a device under test.
@@ -659,6 +660,12 @@ class Harness {
       for (size_t k = 0; is_new && k < ids.size(); ++k) is_new = eq[at + k].id == ids[k];
       if (is_new) {
         if (at > 0 && ordered()) return failf("a NEW PDU skips older commands of its queue (strict order)");
+        if (cfg_.strict) {  // pinned: the first port not dead from (own + peer XPU id + VC) mod NumPorts
+          unsigned pin = (cfg_.own_xpuid + cfg_.peer_xpuid[q / 4] + q % 4) % np_;
+          for (unsigned k = 0; k < np_ && dead_[pin]; ++k) pin = (pin + 1) % np_;
+          if (p != pin) return failf("a strict-mode NEW PDU of queue " + std::to_string(q) + " on port " + std::to_string(p) + ", pinned to " + std::to_string(pin));
+          st_.strict_new_ports |= 1u << p;
+        }
         eq.erase(eq.begin() + static_cast<long>(at), eq.begin() + static_cast<long>(at + ids.size()));
         ++st_.new_pdus;
       } else {

@@ -291,11 +291,17 @@ TEST(SueNic, ExactlyOnceInOrderBothWaysTwoPorts) {
   EXPECT_TRUE(h.in_order_exactly_once());
   EXPECT_EQ(h.got.size(), 3000u);
   EXPECT_TRUE(h.n[0].idle() && h.n[1].idle());
-  // Strict mode pins (peer 0 + VC) mod 2: VC 0 on port 0, VC 1 on port 1.
-  for (auto& f : h.frames[0])
-    if (!f.ack_only) {
-      EXPECT_EQ(f.port, f.vc % 2);
-    }
+  // Strict mode pins (own XPU id + peer XPU id + VC) mod 2 = (0 + 1 + VC) mod 2 at both ends: VC 0 on
+  // port 1, VC 1 on port 0; both VCs are used.
+  for (unsigned x = 0; x < 2; ++x) {
+    unsigned vcs = 0;
+    for (auto& f : h.frames[x])
+      if (!f.ack_only) {
+        EXPECT_EQ(f.port, (1 + f.vc) % 2);
+        vcs |= 1u << f.vc;
+      }
+    EXPECT_EQ(vcs, 3u) << "NIC " << x;
+  }
   EXPECT_GT(h.n[0].tx_cnt()[TxCnt::ack_sent], 0u);  // piggybacked ACKs
   EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::pdus_rtx], 0u);
 }

@@ -167,6 +167,19 @@ TEST(SueTxLockstep, S4Failover) {
   EXPECT_GT(r.st.mig_pdus, 0u);
 }
 
+// Strict mode on 4 ports without failures: the harness checks every NEW PDU against the pin
+// (own + peer XPU id + VC) mod 4, and the queues' pins spread over all four ports.
+TEST(SueTxLockstep, S4StrictPinsSpread) {
+  auto c = faults(42);
+  c.cycles = 40000;
+  c.random_cfg = false;
+  c.strict = true;
+  auto r = run_lockstep("s4", c);
+  EXPECT_EQ(r.fail, "");
+  EXPECT_GT(r.st.new_pdus, 500u);
+  EXPECT_EQ(r.st.strict_new_ports, 0xfu);
+}
+
 TEST(SueTxLockstep, Lite) {
   auto r = run_lockstep("lite", faults(51));
   EXPECT_EQ(r.fail, "");

@@ -512,7 +512,12 @@ TEST(SueTxModel, StrictPinsQueuesAndFallsBack) {
     for (unsigned v = 0; v < 4; ++v) b.cmd(i, v, 0);
   b.run(100);
   ASSERT_EQ(b.frames.size(), 16u);
-  for (auto& f : b.frames) EXPECT_EQ(f.port, (f.f.afh2.entropy / 4 + f.f.rh.vc) % 4);
+  // pin base = (own 1 + peer XPU id (2 + i) + v) mod 4
+  for (auto& f : b.frames) EXPECT_EQ(f.port, (1 + 2 + f.f.afh2.entropy / 4 + f.f.rh.vc) % 4);
+  unsigned vc0_ports = 0;  // the 4 peers' VC 0 flows use all 4 ports
+  for (auto& f : b.frames)
+    if (f.f.rh.vc == 0) vc0_ports |= 1u << f.port;
+  EXPECT_EQ(vc0_ports, 0xfu);
   for (auto& f : b.frames) b.fb(f.port, Bench::ack(f.f.afh2.entropy / 4, f.f.rh.vc, 0)), b.edge();
   b.in.port_up &= ~0x2u;  // port 1 dies: b = 1 moves to port 2
   b.edge();
@@ -525,7 +530,7 @@ TEST(SueTxModel, StrictPinsQueuesAndFallsBack) {
   for (auto& f : b.frames) {
     if (f.f.rh.rsvd & 8) continue;
     ++n;
-    unsigned want = (f.f.afh2.entropy / 4 + f.f.rh.vc) % 4;
+    unsigned want = (1 + 2 + f.f.afh2.entropy / 4 + f.f.rh.vc) % 4;
     if (want == 1) want = 2;
     EXPECT_EQ(f.port, want);
   }
@@ -533,6 +538,34 @@ TEST(SueTxModel, StrictPinsQueuesAndFallsBack) {
   b.in.port_up |= 0x2u;  // back up: stays dead until reset
   b.run(5);
   EXPECT_EQ(b.o().port_dead, 0x2u);
+}
+
+// An incast: four senders (own ids 1..4) to one target (XPU 0, peer index 0 at each) pin to four
+// different ports (the old pin by peer index put all of them on port 0), and so do a sender's VCs.
+TEST(SueTxModel, StrictPinSpreadsIncastSendersOverThePorts) {
+  TxParams p;
+  p.num_ports = 4;
+  p.data_w = 512;
+  unsigned ports = 0;
+  for (uint32_t own = 1; own <= 4; ++own) {
+    Bench b(p);
+    b.in.cfg.strict = true;
+    b.in.cfg.own_xpuid = own;
+    b.in.cfg.peer_xpuid[0] = 0;
+    for (unsigned i = 1; i < 16; ++i) b.in.cfg.peer_xpuid[i] = 10 + i;
+    b.reset();
+    for (unsigned v = 0; v < 4; ++v) b.cmd(0, v, 0);
+    b.run(60);
+    ASSERT_EQ(b.frames.size(), 4u);
+    unsigned vcs = 0;
+    for (auto& f : b.frames) {
+      EXPECT_EQ(f.port, (own + f.f.rh.vc) % 4);
+      vcs |= 1u << f.port;
+      if (f.f.rh.vc == 0) ports |= 1u << f.port;
+    }
+    EXPECT_EQ(vcs, 0xfu) << "own " << own;
+  }
+  EXPECT_EQ(ports, 0xfu);
 }
 
 TEST(SueTxModel, UnorderedPicksFewestOutBytesTiesToLowest) {
@@ -739,6 +772,7 @@ TEST(SueTxModel, FailoverWaitRetryMigrateRetired) {
   Bench b(p);
   b.in.cfg.strict = true;
   b.in.cfg.fo_retry = 200;
+  b.in.cfg.own_xpuid = 0;  // queue (0, 0) (peer XPU 2) pins to port (0 + 2 + 0) mod 2 = 0
   b.reset();
   for (unsigned k = 0; k < 3; ++k) {  // PSNs 0, 1, 2 on connection (0, 0, 0)
     b.cmd(0, 0, 0, static_cast<uint8_t>(k));

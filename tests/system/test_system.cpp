@@ -111,6 +111,20 @@ TEST(System, IncastIntoOneS4AtLineRate) {
   EXPECT_LT(received(r, 0), 800.0);
 }
 
+// Strict mode at the defaults (QDepth, Window compiled): 7:1 incast into XPU 0. The pin hashes both
+// XPU ids (docs/sue.md "port_sel"), so the seven senders' flows to XPU 0 spread over its four ports.
+// (The pin by peer index put them all on port 0: plane imbalance ~4, XPU 0 below one 200G port.)
+TEST(System, StrictIncastSpreadsOverThePlanes) {
+  auto r = run(3, 8000, {"pattern=incast", "read_ratio=0", "dlen_min=256", "warmup_cycles=2000", "load=1"});
+  expect_clean(r, 1000);
+  EXPECT_NE(r.summary.find("; strict mode"), std::string::npos);  // the default mode
+  EXPECT_LT(r.json["plane_imbalance"].get<double>(), 1.3);
+  const auto& pl = r.json["plane_gbps"];
+  ASSERT_EQ(pl.size(), 4u);
+  for (unsigned k = 0; k < 4; ++k) EXPECT_GT(pl[k].get<double>(), 60.0) << "plane " << k;
+  EXPECT_GT(received(r, 0), 250.0);
+}
+
 // Each XPU cycles over every other; with 2 instances of 1 port and 12 XPUs the pairs are split
 // over the instances by a 1-factorization (NumPeers 6 each): every pair still carries traffic.
 TEST(System, AllToAllOverTwoInstancesClean) {
