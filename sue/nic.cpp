@@ -825,6 +825,15 @@ Edge Nic::upick(Edge x) {
   ucmd_ = 0;
   upick_ = t;
   ++unum_;
+  // The frame the next pick probably takes (the next port in the round robin holding one): its
+  // commands, written long ago by the sender, are fetched while this frame is unpacked.
+  uint32_t nx = rec_ports_;
+  if (rp_[p].rec.size() < 2) nx &= ~(1u << p);
+  if (nx) {
+    const uint32_t h = nx & (~0u << rr_port_);
+    const unsigned n = ctz64(h ? h : nx);
+    __builtin_prefetch(rp_[n].rec[n == p ? 1 : 0].cmds.data());
+  }
   // rows [0, ceil(E / 32)) read kRxReadRows an edge from t + 1
   uint32_t e = kO0;
   for (const NicCmd& c : rp_[p].rec.front().cmds) e += kOpBytes + c.dlen;

@@ -15,7 +15,11 @@
 // Implementation: every check is computed while the frame streams in, one
 // beat per edge (op walk with at most three header events per beat, R-CRC
 // over the beat, R-CRC bytes captured), so the verdict is known at the edge
-// that takes the eof beat; the buffer is only read by the unpacker.
+// that takes the eof beat; the buffer is only read by the unpacker. The
+// unpacker is a three-stage pipeline (read up to NRd=4 rows of one frame per
+// edge, append them to the accumulator at the next edge, output one XPU beat
+// per edge) that picks the next frame in the edge the previous frame's rows
+// are all read, so every port is unpacked at its line rate.
 //
 // Simulation-only assertions: +define+SUE_ASSERT. +define+SUE_MUTANT plants a
 // deliberate bug for the testbench self-check: a NACK is owed for every
