@@ -342,8 +342,8 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   }
   rto_arm(c, x);
   upd_blk(c);
-  if (was_full || (was_rtx && !C.rtx_act)) wake(std::max(x, tp_[p].free_at));
-  if (was_store_full && Q.send != Q.head && Q.send != Q.tail) wake(x);  // the store has room again  // the window opened or the go-back-N ended
+  if (was_full || (was_rtx && !C.rtx_act)) wake(std::max(x, tp_[p].free_at));  // the window opened or the go-back-N ended
+  if (was_store_full && Q.send != Q.head && Q.send != Q.tail) wake(x);  // the queue's store has room again
 }
 
 void Nic::apply_fb(const Fb& e, Edge x) {
