@@ -72,6 +72,7 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   NQ_ = c_.tp.nq();
   NC_ = c_.tp.nc();
   QD_ = c_.tp.qdepth;
+  SD_ = c_.tp.store();
   W_ = c_.tp.window;
   DB_ = c_.tp.db();
   db_sh_ = static_cast<unsigned>(__builtin_ctz(DB_));
@@ -85,11 +86,11 @@ Nic::Nic(const NicConfig& c) : c_(c) {
     }
   }
   q_.assign(NQ_, {});
-  cmds_.assign(static_cast<size_t>(NQ_) * QD_, {});
-  vis_.assign(static_cast<size_t>(NQ_) * QD_, 0);
+  cmds_.assign(static_cast<size_t>(NQ_) * SD_, {});
+  vis_.assign(static_cast<size_t>(NQ_) * SD_, 0);
   row_ps_ = ser_ps(kRow);
   gc_ = static_cast<uint64_t>(c_.port_gbps) * static_cast<uint64_t>(c_.clock_ps);
-  acked_.assign(static_cast<size_t>(NQ_) * QD_, 0);
+  acked_.assign(static_cast<size_t>(NQ_) * SD_, 0);
   conn_.assign(NC_, {});
   desc_.assign(static_cast<size_t>(NC_) * W_, {});
   for (unsigned v = 0; v < 4; ++v) cred_[v] = c_.rx_credits[v];
@@ -306,6 +307,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   // Descriptor walker and slot frees: the PDUs' slots are acked; the queue's head moves over acked
   // slots, one credit each (registered two edges later, as the walker and the slot free take an edge each).
   Queue& Q = q_[q];
+  const bool was_store_full = Q.send - Q.head >= SD_ - QD_;
   if (c_.strict) {
     // One connection per queue: its PDUs are acknowledged in order and hold the slots from the head on.
     uint32_t n = 0;
@@ -316,22 +318,18 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
       n += d.n;
       tp_[p].out_bytes -= d.p;
     }
-    for (; n; --n) {
-      ++Q.head;
-      out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
-    }
+    Q.head += n;
   } else {
     for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
       const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
-      for (uint32_t k = 0; k < d.n; ++k) acked_[static_cast<size_t>(q) * QD_ + ((d.first + k) & (QD_ - 1))] = 1;
+      for (uint32_t k = 0; k < d.n; ++k) acked_[static_cast<size_t>(q) * SD_ + ((d.first + k) & (SD_ - 1))] = 1;
       tp_[p].out_bytes -= d.p;
     }
     while (Q.head != Q.send) {
-      uint8_t& a = acked_[static_cast<size_t>(q) * QD_ + (Q.head & (QD_ - 1))];
+      uint8_t& a = acked_[static_cast<size_t>(q) * SD_ + (Q.head & (SD_ - 1))];
       if (!a) break;
       a = 0;
       ++Q.head;
-      out_cred_.push_back({static_cast<uint16_t>(q), x + 2});  // handed out now, stamped with its edge
     }
   }
   C.ack_psn = new_ack;
@@ -345,6 +343,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   rto_arm(c, x);
   upd_blk(c);
   if (was_full || (was_rtx && !C.rtx_act)) wake(std::max(x, tp_[p].free_at));  // the window opened or the go-back-N ended
+  if (was_store_full && Q.send != Q.head && Q.send != Q.tail) wake(x);  // the queue's store has room again
 }
 
 void Nic::apply_fb(const Fb& e, Edge x) {
@@ -592,10 +591,13 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
 bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
   const unsigned i = q >> 2, v = q & 3u;
   const Queue& Q = q_[q];
-  const size_t base = static_cast<size_t>(q) * QD_;
+  const size_t base = static_cast<size_t>(q) * SD_;
   const Edge* vis = &vis_[base];
   const NicCmd* cmds = &cmds_[base];
-  const uint32_t mask = QD_ - 1;
+  const uint32_t mask = SD_ - 1;
+  // Store room: the sent commands [head, send) stay within Store - QDepth slots (progress() wakes it).
+  const uint32_t room = SD_ - QD_ - (Q.send - Q.head);
+  if (room == 0) return false;
   if (vis[Q.send & mask] > x) {
     wake(vis[Q.send & mask]);
     return false;
@@ -604,7 +606,7 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
   // builder chunks: an op header, then one per DataW/8 bytes of data).
   unsigned n = 0, chunks = 0;
   uint32_t packed = 0;
-  for (uint32_t s = Q.send; s != Q.tail; ++s) {
+  for (uint32_t s = Q.send; s != Q.tail && n < room; ++s) {
     if (vis[s & mask] > x) break;
     const uint32_t dlen = cmds[s & mask].dlen;
     const uint32_t b = kOpBytes + dlen;
@@ -652,6 +654,9 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
                                                                 static_cast<uint16_t>(cmd_chunks), packed};
     f.psn = C.npsn++;
     Q.send += n;
+    // The queue credits come back as the commands are formed into the PDU (the store keeps their
+    // bytes): one per edge from x + 1 in the twin; handed out now, stamped with the first.
+    for (uint32_t k = 0; k < n; ++k) out_cred_.push_back({static_cast<uint16_t>(q), x + 1});
     unsent_total_ -= n;
     if (Q.send == Q.tail) unsent_mask_[v] &= static_cast<uint16_t>(~(1u << i));
     T.out_bytes += packed;
@@ -682,8 +687,8 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   if (n) {
     if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
     // The PDU's slots first .. first + n - 1 (mod QDepth): one or two ranges.
-    const NicCmd* qc = &cmds_[static_cast<size_t>(q) * QD_];
-    const uint32_t s0 = first & (QD_ - 1), n0 = std::min(n, QD_ - s0);
+    const NicCmd* qc = &cmds_[static_cast<size_t>(q) * SD_];
+    const uint32_t s0 = first & (SD_ - 1), n0 = std::min(n, SD_ - s0);
     f.cmds.assign(qc + s0, qc + s0 + n0);
     if (n0 < n) f.cmds.insert(f.cmds.end(), qc, qc + (n - n0));
   } else {

@@ -3,9 +3,10 @@
 // NIC model"). It keeps the SUE-visible behaviour of the cycle-exact blocks
 // (models/sue, docs/sue.md "Transport") where it matters for a fabric:
 //
-//  * XPU side: per-{peer, VC} queues of QDepth command slots; a slot and its
-//    queue credit come back when the command's PDU is acknowledged; per-VC
-//    receive credits from the XPU sink.
+//  * XPU side: per-{peer, VC} queues of QDepth credits over a store of
+//    Store = 8*QDepth command slots; a command's queue credit comes back when
+//    it is formed into a PDU, its slot when the PDU is acknowledged (at most
+//    Store - QDepth sent commands held); per-VC receive credits from the XPU sink.
 //  * TX: packing of complete commands only (up to MaxPack, never waiting to
 //    fill), WRR over VCs then round robin over peers, the strict-mode pin
 //    (own XPU id + peer XPU id + VC) mod NumPorts, unordered = fewest outstanding bytes;
@@ -413,7 +414,7 @@ class Nic {
   mutable std::array<Edge, kMaxPorts> owe_min_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: <= its earliest owed due edge
   mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
   std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: sue::pin_base (own + peer XPU id + VC) mod NumPorts
-  unsigned P_, K_, NQ_, NC_, QD_, W_, DB_, db_sh_;
+  unsigned P_, K_, NQ_, NC_, QD_, SD_, W_, DB_, db_sh_;
   int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
   uint64_t gc_ = 1;     // port_gbps * clock_ps: ceil(ceil(8000 b / gbps) / clock) = ceil(8000 b / gc_)
   std::vector<Queue> q_;
@@ -504,11 +505,11 @@ class Nic {
 
 inline bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   Queue& Q = q_[q];
-  if (Q.tail - Q.head >= QD_) {
+  if (Q.tail - Q.send >= QD_ || Q.tail - Q.head >= SD_) {  // the XPU overran its credits
     ++tcnt_[TxCnt::cmd_overflow];
     return false;
   }
-  const size_t k = static_cast<size_t>(q) * QD_ + (Q.tail & (QD_ - 1));
+  const size_t k = static_cast<size_t>(q) * SD_ + (Q.tail & (SD_ - 1));
   cmds_[k] = cmd;
   const Edge vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
   vis_[k] = vis;

@@ -67,7 +67,7 @@ const char* tx_counter_name(unsigned i) { return i < TxCnt::kNum ? kCounterNames
 
 // ---------------------------------------------------------------- TxParams
 
-unsigned TxParams::qb() const { return clog2(qdepth); }
+unsigned TxParams::qb() const { return clog2(store()); }
 unsigned TxParams::wb() const { return clog2(window); }
 
 unsigned TxParams::max_frame_beats() const {
@@ -133,11 +133,11 @@ void TxModel::reset(const TxIn& in) {
   const unsigned nq = p_.nq(), nc = p_.nc();
   q_.resize(nq);
   for (auto& q : q_) {
-    q.slot.assign(p_.qdepth, Slot{});
-    q.acked.assign(p_.qdepth, 0);
+    q.slot.assign(p_.store(), Slot{});
+    q.acked.assign(p_.store(), 0);
     // Slot data is allocated at the first write to the queue; once allocated, it is zeroed here.
     if (!q.data.empty()) std::fill(q.data.begin(), q.data.end(), 0);
-    q.head = q.send = q.tail = 0;
+    q.head = q.crd = q.send = q.tail = 0;
   }
   const unsigned ncs = p_.lite() ? 0 : nc;
   conn_.assign(ncs, Conn{});
@@ -175,6 +175,7 @@ void TxModel::reset(const TxIn& in) {
   migq_.assign(nq, 0);
   credit_.assign(nq, 0);
   sfree_.assign(nq, 0);
+  crd_.assign(nq, 0);
   mrank_.assign(nq, 0);
   // The peer-table assertion depends on cfg only: the first failing check in the order of the loop.
   peer_fail_.clear();
@@ -206,8 +207,9 @@ void TxModel::tick(const TxIn& in) {
   const unsigned NQ = p_.nq(), NC = p_.nc();
   const unsigned CPP = NPe * 4;  // connections per port
   const bool lite = p_.lite();
-  const uint32_t pmask = (2u * QD) - 1;  // queue pointers: QB+1 bits
-  const uint32_t smask = QD - 1;
+  const unsigned SD = p_.store();        // slots per queue ring
+  const uint32_t pmask = (2u * SD) - 1;  // queue pointers: QB+1 bits
+  const uint32_t smask = SD - 1;
   const uint64_t cmask = p_.cnt_w >= 64 ? ~0ull : ((1ull << p_.cnt_w) - 1);
   const uint32_t rto_max = std::max<uint32_t>(1, cfg_.rto);
   const uint32_t fo_retry_max = std::max<uint32_t>(1, cfg_.fo_retry);
@@ -239,12 +241,13 @@ void TxModel::tick(const TxIn& in) {
   for (unsigned q = 0; q < NQ; ++q) {
     const Queue& Q = q_[q];
     uint8_t fr = 0;
-    if (Q.head != Q.send && Q.acked[Q.head & smask]) {
+    if (Q.head != Q.crd && Q.acked[Q.head & smask]) {
       fr = 1;
       for (unsigned p = 0; p < NP; ++p)
         if (busy_q[p] && jq_q[p] == q && ((Q.head - jfirst_q[p]) & smask) < jn_q[p]) fr = 0;
     }
     sfree_[q] = fr;
+    crd_[q] = Q.crd != Q.send;
   }
 
   // Next state: connections in place (pre() gives the pre-edge values of those written).
@@ -587,8 +590,14 @@ void TxModel::tick(const TxIn& in) {
   if (job_port < 0 && any_ok_port) {
     // The first startable queue in WRR-VC order, then RR-peer order (port_sel has no side effects,
     // so only the queues up to the chosen one are evaluated).
+    // Store room: sent slots [head, send) stay at most Store - QDepth, so the QDepth commands the
+    // XPU may hold credits for always find a slot.
+    auto room = [&](unsigned q) -> uint32_t {
+      const uint32_t held = (q_[q].send - q_[q].head) & pmask;
+      return held >= SD - QD ? 0 : SD - QD - held;
+    };
     auto startable = [&](unsigned q) -> int {
-      if (q_[q].send == q_[q].tail) return -1;
+      if (q_[q].send == q_[q].tail || room(q) == 0) return -1;
       if (fo_sets && (held_[q] || migq_[q])) return -1;
       return port_sel(q);
     };
@@ -617,7 +626,7 @@ void TxModel::tick(const TxIn& in) {
       }
       // Packing.
       Queue& Q = q_[q];
-      const uint32_t avail = (Q.tail - Q.send) & pmask;
+      const uint32_t avail = std::min((Q.tail - Q.send) & pmask, room(q));
       uint32_t n_cmd = 0, P = 0;
       for (uint32_t k = 0; k < avail; ++k) {
         const uint32_t sz = 20 + Q.slot[(Q.send + k) & smask].dlen;
@@ -846,7 +855,7 @@ void TxModel::tick(const TxIn& in) {
     int tail_q = -1;  // queue whose tail moves
     auto write_beat = [&](unsigned q, uint32_t beat) {
       Queue& Q = q_[q];
-      if (Q.data.empty()) Q.data.assign(size_t(QD) * SB, 0);
+      if (Q.data.empty()) Q.data.assign(size_t(SD) * SB, 0);
       std::copy(in.tx_data.begin(), in.tx_data.begin() + DB, Q.data.begin() + size_t(Q.tail & smask) * SB + beat * DB);
     };
     if (!in_.act) {
@@ -864,7 +873,7 @@ void TxModel::tick(const TxIn& in) {
               break;
             }
           const unsigned q = peer >= 0 ? peer * 4 + vc : 0;
-          const bool full = peer >= 0 && ((q_[q].tail - q_[q].head) & pmask) == QD;
+          const bool full = peer >= 0 && ((q_[q].tail - q_[q].crd) & pmask) == QD;
           if (peer < 0 || full) {
             if (peer < 0) {
               count(TxCnt::cmd_bad);
@@ -951,11 +960,14 @@ void TxModel::tick(const TxIn& in) {
     }
   }
   for (unsigned q = 0; q < NQ; ++q) {
-    if (!sfree_[q]) continue;
     Queue& Q = q_[q];
+    if (crd_[q]) {  // credit free: one command formed into a PDU (pre-edge send) per edge
+      Q.crd = (Q.crd + 1) & pmask;
+      credit_[q] += 1;
+    }
+    if (!sfree_[q]) continue;
     Q.acked[Q.head & smask] = 0;
     Q.head = (Q.head + 1) & pmask;
-    credit_[q] += 1;
   }
 
   // Commit.
@@ -969,8 +981,9 @@ void TxModel::tick(const TxIn& in) {
   for (unsigned q = 0; q < NQ; ++q) {
     out_.q_count[q] = (q_[q].tail - q_[q].head) & pmask;
     out_.q_unsent[q] = (q_[q].tail - q_[q].send) & pmask;
-    const uint32_t a = (q_[q].send - q_[q].head) & pmask, b = (q_[q].tail - q_[q].send) & pmask;
-    if (a + b > QD) fail("head <= send <= tail violated");
+    const uint32_t a = (q_[q].crd - q_[q].head) & pmask, b = (q_[q].send - q_[q].crd) & pmask,
+                   d = (q_[q].tail - q_[q].send) & pmask;
+    if (a + b + d > SD || b + d > QD) fail("head <= crd <= send <= tail, tail - crd <= QDepth violated");
   }
   if (!lite) {
     // Only the connections written at this edge change (the others' outputs and checks are as before).

@@ -37,7 +37,7 @@ struct TxParams {
   unsigned data_w = 256;        ///< DataW: 128, 256, 512
   unsigned max_data = 256;      ///< MaxData: 1..min(16*DB, MaxPack-20)
   unsigned max_pack = 4096;     ///< MaxPack: 20+MaxData..4096 (SUE) / 1024 (Lite)
-  unsigned qdepth = 32;         ///< QDepth: power of 2, 2..256
+  unsigned qdepth = 32;         ///< QDepth: power of 2, 2..256 (XPU credits per queue: commands queued, not yet in a PDU)
   unsigned window = 8;          ///< Window: power of 2, 1..256
   unsigned rx_buf_beats = 512;  ///< RxBufBeats (sue_rx only; validated alike)
   unsigned rx_frames = 16;      ///< RxFrames (sue_rx only; validated alike)
@@ -51,7 +51,8 @@ struct TxParams {
   unsigned db() const { return data_w / 8; }                 ///< XPU bytes per beat
   unsigned nq() const { return num_peers * 4; }              ///< queues
   unsigned nc() const { return num_ports * num_peers * 4; }  ///< connections
-  unsigned qb() const;                                       ///< clog2(QDepth)
+  unsigned store() const { return 8 * qdepth; }              ///< Store = 8*QDepth: slots per queue ring (queued + sent, unacknowledged)
+  unsigned qb() const;                                       ///< clog2(Store)
   unsigned wb() const;                                       ///< clog2(Window)
   unsigned data_beats() const { return (max_data + db() - 1) / db(); }  ///< data beats per slot
   unsigned acc_bytes() const { return 32 + (db() > 32 ? db() : 32); }   ///< ACC
@@ -156,8 +157,8 @@ class TxModel {
   struct Queue {
     std::vector<Slot> slot;
     std::vector<uint8_t> acked;
-    std::vector<uint8_t> data;  // QDepth * data_beats() * DB bytes, allocated at the first data write (0 before)
-    uint32_t head = 0, send = 0, tail = 0;  // QB+1 bits
+    std::vector<uint8_t> data;  // Store * data_beats() * DB bytes, allocated at the first data write (0 before)
+    uint32_t head = 0, crd = 0, send = 0, tail = 0;  // QB+1 bits; head <= crd <= send <= tail
   };
   struct Conn {
     uint32_t npsn = 0, ack_psn = 0, free_psn = 0;
@@ -236,7 +237,7 @@ class TxModel {
   // Connection sets, pre-edge (updated at the end of every edge for the touched connections).
   Mask m_rtx_{}, m_owe_{}, m_unfreed_{}, m_busy_{}, m_fo_ans_{}, m_wait_{}, m_mig_{};
   // Per-queue scratch.
-  std::vector<uint8_t> held_, migq_, credit_, sfree_;
+  std::vector<uint8_t> held_, migq_, credit_, sfree_, crd_;
   std::vector<uint32_t> mrank_;
   std::string peer_fail_;             // the peer-table assertion (cfg is sampled at reset only)
 };

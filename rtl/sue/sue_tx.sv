@@ -39,7 +39,8 @@ module sue_tx #(
   // derived (do not override)
   parameter int NQ         = NumPeers * 4,
   parameter int NC         = NumPorts * NumPeers * 4,
-  parameter int PW         = $clog2(QDepth) + 1,
+  parameter int Store      = 8 * QDepth,   // slots per queue ring: queued + sent, unacknowledged
+  parameter int PW         = $clog2(Store) + 1,
   parameter int IW         = $clog2(Window) + 1
 ) (
   input  logic                     clk_i,
@@ -123,7 +124,7 @@ module sue_tx #(
   // ---------------------------------------------------------------- constants
   localparam int DB      = DataW / 8;                     // XPU bytes per beat
   localparam int NB      = (MaxData + DB - 1) / DB;        // data beats per slot
-  localparam int QB      = $clog2(QDepth);
+  localparam int QB      = $clog2(Store);
   localparam int ACC     = 32 + ((DB > 32) ? DB : 32);     // accumulator bytes
   localparam int CH      = (DB > 22) ? DB : 22;            // largest chunk, bytes
   localparam int CIW     = $clog2(NC);                     // connection index bits
@@ -159,6 +160,7 @@ module sue_tx #(
     if (MaxPack > PackLim || MaxPack < 20 + MaxData) $fatal(1, "sue_tx: MaxPack=%0d not allowed (allowed: %0d..%0d)", MaxPack, 20 + MaxData, PackLim);
     if (MaxData < 1 || MaxData > 16 * DB) $fatal(1, "sue_tx: MaxData=%0d not allowed (allowed: 1..min(16*DB, MaxPack-20))", MaxData);
     if (QDepth < 2 || QDepth > 256 || (QDepth & (QDepth - 1)) != 0) $fatal(1, "sue_tx: QDepth=%0d not allowed (allowed: power of 2, 2..256)", QDepth);
+    if (Store != 8 * QDepth) $fatal(1, "sue_tx: Store=%0d not allowed (derived: 8*QDepth = %0d)", Store, 8 * QDepth);
     if (Window < 1 || Window > 256 || (Window & (Window - 1)) != 0) $fatal(1, "sue_tx: Window=%0d not allowed (allowed: power of 2, 1..256)", Window);
     if (RxBufBeats < MaxFrameBeats || (RxBufBeats & (RxBufBeats - 1)) != 0) $fatal(1, "sue_tx: RxBufBeats=%0d not allowed (allowed: power of 2, >= %0d)", RxBufBeats, MaxFrameBeats);
     if (RxFrames < 1 || RxFrames > 64) $fatal(1, "sue_tx: RxFrames=%0d not allowed (allowed: 1..64)", RxFrames);
@@ -180,11 +182,16 @@ module sue_tx #(
     crc32c_upd = x;
   endfunction
 
-  // (a - b) mod QDepth: the position of slot a in a range that starts at slot b.
+  // (a - b) mod Store: the position of slot a in a range that starts at slot b.
   function automatic logic [PW-1:0] qdist(input logic [QB-1:0] a, input logic [QB-1:0] b);
     logic [QB-1:0] d;
     d = a - b;
     qdist = {1'b0, d};
+  endfunction
+
+  // (a + k) mod Store: slot k of a range that starts at slot a.
+  function automatic logic [QB-1:0] qadd(input logic [QB-1:0] a, input logic [QB-1:0] k);
+    qadd = a + k;
   endfunction
 
   // Descriptor slot of a PSN: psn mod Window.
@@ -206,11 +213,11 @@ module sue_tx #(
   logic [15:0]             ack_delay_q;
   logic [23:0]             fo_retry_q;
   // queues
-  logic [NQ*PW-1:0]        head_q, head_d, send_q, send_d, tail_q, tail_d;
-  logic [NQ*QDepth-1:0]    acked_q, acked_d;
-  logic [143:0]            sl_ctrl [NQ*QDepth];
-  logic [11:0]             sl_dlen [NQ*QDepth];
-  logic [DataW-1:0]        sl_data [NQ*QDepth*NB];
+  logic [NQ*PW-1:0]        head_q, head_d, crd_q, crd_d, send_q, send_d, tail_q, tail_d;
+  logic [NQ*Store-1:0]     acked_q, acked_d;
+  logic [143:0]            sl_ctrl [NQ*Store];
+  logic [11:0]             sl_dlen [NQ*Store];
+  logic [DataW-1:0]        sl_data [NQ*Store*NB];
   // ingress
   logic                    in_act_q, in_act_d, in_drop_q, in_drop_d, in_err_q, in_err_d;
   logic [QIW-1:0]          in_q_q, in_q_d;
@@ -338,7 +345,7 @@ module sue_tx #(
   logic                c2_stop;
   logic [15:0]         c2_sum;
   logic [11:0]         c2_dl;
-  logic [PW-1:0]       c2_avail;
+  logic [PW-1:0]       c2_avail, c2_room;
   logic [QB-1:0]       c2_slot;
   always_comb begin
     psel_ok   = '0;
@@ -372,7 +379,8 @@ module sue_tx #(
       end
       psel_ok[q] = c2_found;
       psel_port[q*2 +: 2] = c2_best;
-      startable[q] = (send_q[q*PW +: PW] != tail_q[q*PW +: PW]) && !blocked[q] && c2_found;
+      startable[q] = (send_q[q*PW +: PW] != tail_q[q*PW +: PW]) && !blocked[q] && c2_found &&
+                     ((send_q[q*PW +: PW] - head_q[q*PW +: PW]) < PW'(Store - QDepth));
     end
     // weighted round robin over VCs, round robin over peers
     new_hit = 1'b0;
@@ -399,12 +407,15 @@ module sue_tx #(
     new_first = send_q[new_q*PW +: QB];
     // packing: the longest prefix of [send, tail) within MaxPack
     c2_avail = tail_q[new_q*PW +: PW] - send_q[new_q*PW +: PW];
+    // store room: [head, send) stays within Store - QDepth slots
+    c2_room  = PW'(Store - QDepth) - (send_q[new_q*PW +: PW] - head_q[new_q*PW +: PW]);
+    if (c2_room < c2_avail) c2_avail = c2_room;
     c2_stop  = 1'b0;
     c2_sum   = '0;
     new_n    = '0;
     for (int k = 0; k < QDepth; k++) begin
       c2_slot = new_first + QB'(k);
-      c2_dl   = sl_dlen[32'(new_q)*QDepth + 32'(c2_slot)];
+      c2_dl   = sl_dlen[32'(new_q)*Store + 32'(c2_slot)];
       if (!c2_stop && (PW'(k) < c2_avail) && (c2_sum + 16'd20 + 16'(c2_dl) <= 16'(MaxPack))) begin
         c2_sum = c2_sum + 16'd20 + 16'(c2_dl);
         new_n  = new_n + 1'b1;
@@ -941,7 +952,7 @@ module sue_tx #(
   logic [9:0]        b_peer;
   logic [15:0]       b_ophdr;
   logic [DataW-1:0]  b_dbeat;
-  logic [NQ*QDepth-1:0] ack_set;
+  logic [NQ*Store-1:0] ack_set;
   // ingress temporaries
   logic [11:0]       g_dlen;
   logic [4:0]        g_nb;
@@ -978,8 +989,8 @@ module sue_tx #(
       b_rem = '0; b_peer = '0; b_ophdr = '0; b_base = '0; b_sh = '0; b_ext = '0;
       if (dies[p]) begin
         if (Profile == 1 && busy_q[p]) begin  // Lite: the PDU is lost, its slots are released
-          for (int s = 0; s < QDepth; s++) begin
-            if (qdist(QB'(s), jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*QDepth + s] = 1'b1;
+          for (int k = 0; k < QDepth; k++) begin
+            if (PW'(k) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*Store + 32'(qadd(jfirst_q[p*QB +: QB], QB'(k)))] = 1'b1;
           end
         end
         busy_d[p] = 1'b0;
@@ -1013,8 +1024,8 @@ module sue_tx #(
           if (b_eof) begin
             busy_d[p] = 1'b0;
             if (Profile == 1) begin  // Lite: slots freed when the last beat is loaded
-              for (int s = 0; s < QDepth; s++) begin
-                if (qdist(QB'(s), jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*QDepth + s] = 1'b1;
+              for (int k = 0; k < QDepth; k++) begin
+                if (PW'(k) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*Store + 32'(qadd(jfirst_q[p*QB +: QB], QB'(k)))] = 1'b1;
               end
             end
           end
@@ -1030,8 +1041,8 @@ module sue_tx #(
         b_nk   = bk_q[p*QB +: QB];
         b_nj   = bj_q[p*4 +: 4];
         b_slot = jfirst_q[p*QB +: QB] + bk_q[p*QB +: QB];
-        b_dlen = sl_dlen[32'(b_q)*QDepth + 32'(b_slot)];
-        b_dbeat = sl_data[(32'(b_q)*QDepth + 32'(b_slot))*NB + 32'(bj_q[p*4 +: 4])];
+        b_dlen = sl_dlen[32'(b_q)*Store + 32'(b_slot)];
+        b_dbeat = sl_data[(32'(b_q)*Store + 32'(b_slot))*NB + 32'(bj_q[p*4 +: 4])];
         b_rem  = 13'(b_dlen) - 13'(32'(bj_q[p*4 +: 4]) * DB);
         b_peer = peer_q[ji_q[p*4 +: 4]*10 +: 10];
         b_ophdr = {(PW'(bk_q[p*QB +: QB]) + 1'b1 == jn_q[p*PW +: PW]), 3'b000, b_dlen + 12'd18};
@@ -1053,7 +1064,7 @@ module sue_tx #(
             b_nj  = '0;
           end
           PhOp: begin
-            b_ch[CH*8-1 -: 160] = {b_ophdr, sl_ctrl[32'(b_q)*QDepth + 32'(b_slot)]};
+            b_ch[CH*8-1 -: 160] = {b_ophdr, sl_ctrl[32'(b_q)*Store + 32'(b_slot)]};
             b_s = 7'd20;
             if (b_dlen != 12'd0) begin
               b_nph = PhData;
@@ -1160,7 +1171,7 @@ module sue_tx #(
       end
     end
     g_q    = QIW'({g_peer, tx_vc_i});
-    g_full = (tail_q[g_q*PW +: PW] - head_q[g_q*PW +: PW]) == PW'(QDepth);
+    g_full = (tail_q[g_q*PW +: PW] - crd_q[g_q*PW +: PW]) == PW'(QDepth);  // the XPU overdrew its credits
     if (!in_act_q) begin
       if (tx_valid_i == 2'd1 || tx_valid_i == 2'd2) begin
         if (g_bad) begin
@@ -1229,12 +1240,13 @@ module sue_tx #(
     acked_d = acked_q | ack_set;
     for (int p = 0; p < NumPorts; p++) begin
       if (wk_hit[p]) begin
-        for (int s = 0; s < QDepth; s++) begin
-          if (qdist(QB'(s), wk_first[p*QB +: QB]) < wk_n[p*PW +: PW]) acked_d[32'(wk_q[p*QIW +: QIW])*QDepth + s] = 1'b1;
+        for (int k = 0; k < QDepth; k++) begin
+          if (PW'(k) < wk_n[p*PW +: PW]) acked_d[32'(wk_q[p*QIW +: QIW])*Store + 32'(qadd(wk_first[p*QB +: QB], QB'(k)))] = 1'b1;
         end
       end
     end
     head_d   = head_q;
+    crd_d    = crd_q;
     credit_d = cr_drop;
     for (int q = 0; q < NQ; q++) begin
       b_cov = 1'b0;
@@ -1242,10 +1254,15 @@ module sue_tx #(
         if (busy_q[p] && {ji_q[p*4 +: 4], jv_q[p*2 +: 2]} == 6'(q) &&
             qdist(head_q[q*PW +: QB], jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) b_cov = 1'b1;
       end
-      if (head_q[q*PW +: PW] != send_q[q*PW +: PW] && acked_q[q*QDepth + 32'(head_q[q*PW +: QB])] && !b_cov) begin
-        acked_d[q*QDepth + 32'(head_q[q*PW +: QB])] = 1'b0;
-        head_d[q*PW +: PW] = head_q[q*PW +: PW] + 1'b1;
+      // credit free: one command formed into a PDU per edge gives its credit back
+      if (crd_q[q*PW +: PW] != send_q[q*PW +: PW]) begin
+        crd_d[q*PW +: PW] = crd_q[q*PW +: PW] + 1'b1;
         credit_d[q*2 +: 2] = credit_d[q*2 +: 2] + 2'd1;
+      end
+      // slot free: the store keeps a sent command until its PDU is acknowledged (and credited)
+      if (head_q[q*PW +: PW] != crd_q[q*PW +: PW] && acked_q[q*Store + 32'(head_q[q*PW +: QB])] && !b_cov) begin
+        acked_d[q*Store + 32'(head_q[q*PW +: QB])] = 1'b0;
+        head_d[q*PW +: PW] = head_q[q*PW +: PW] + 1'b1;
       end
     end
     send_d = send_q;
@@ -1277,7 +1294,7 @@ module sue_tx #(
       own_q <= cfg_own_xpuid_i; peer_q <= cfg_peer_xpuid_i; strict_q <= cfg_strict_i; part_q <= cfg_partition_i;
       hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
       fo_retry_q <= cfg_fo_retry_i;
-      head_q <= '0; send_q <= '0; tail_q <= '0; acked_q <= '0;
+      head_q <= '0; crd_q <= '0; send_q <= '0; tail_q <= '0; acked_q <= '0;
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
       busy_q <= '0; jk_q <= '0; ji_q <= '0; jv_q <= '0; jpsn_q <= '0; jfirst_q <= '0; jn_q <= '0; jop_q <= '0;
       japsn_q <= '0; jrsvd_q <= '0; acc_q <= '0; accn_q <= '0; ph_q <= '0; bk_q <= '0; bj_q <= '0; fbeat_q <= '0;
@@ -1285,7 +1302,7 @@ module sue_tx #(
       wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0; credit_q <= '0;
       e_cmd_q <= 1'b0; e_dest_q <= 1'b0; e_ovf_q <= 1'b0; e_nop_q <= 1'b0; cnt_q <= '0;
     end else begin
-      head_q <= head_d; send_q <= send_d; tail_q <= tail_d; acked_q <= acked_d;
+      head_q <= head_d; crd_q <= crd_d; send_q <= send_d; tail_q <= tail_d; acked_q <= acked_d;
       in_act_q <= in_act_d; in_drop_q <= in_drop_d; in_err_q <= in_err_d; in_q_q <= in_q_d;
       in_beat_q <= in_beat_d; in_nb_q <= in_nb_d;
       busy_q <= busy_d; jk_q <= jk_d; ji_q <= ji_d; jv_q <= jv_d; jpsn_q <= jpsn_d; jfirst_q <= jfirst_d;
@@ -1300,11 +1317,11 @@ module sue_tx #(
   // slot memory: one command write per edge (ingress)
   always_ff @(posedge clk_i) begin
     if (rst_ni && wr_ctrl) begin
-      sl_ctrl[32'(wr_q)*QDepth + 32'(tail_q[wr_q*PW +: QB])] <= tx_control_i;
-      sl_dlen[32'(wr_q)*QDepth + 32'(tail_q[wr_q*PW +: QB])] <= g_dlen;
+      sl_ctrl[32'(wr_q)*Store + 32'(tail_q[wr_q*PW +: QB])] <= tx_control_i;
+      sl_dlen[32'(wr_q)*Store + 32'(tail_q[wr_q*PW +: QB])] <= g_dlen;
     end
     if (rst_ni && wr_data) begin
-      sl_data[(32'(wr_q)*QDepth + 32'(tail_q[wr_q*PW +: QB]))*NB + 32'(wr_beat)] <= tx_data_i;
+      sl_data[(32'(wr_q)*Store + 32'(tail_q[wr_q*PW +: QB]))*NB + 32'(wr_beat)] <= tx_data_i;
     end
   end
 
@@ -1351,12 +1368,13 @@ module sue_tx #(
   // ---------------------------------------------------------------- assertions
 `ifndef SYNTHESIS
 `ifdef SUE_ASSERT
-  logic [NQ*(PW+1)-1:0]     a_sh, a_ts;
+  logic [NQ*(PW+1)-1:0]     a_sh, a_ts, a_hc;
   logic [NumPorts*QB-1:0]   a_rel;
   logic [NumPorts*PW-1:0]   a_cnt;
   always_comb begin
     for (int q = 0; q < NQ; q++) begin
       a_sh[q*(PW+1) +: PW+1] = {1'b0, send_q[q*PW +: PW] - head_q[q*PW +: PW]};
+      a_hc[q*(PW+1) +: PW+1] = {1'b0, crd_q[q*PW +: PW] - head_q[q*PW +: PW]};
       a_ts[q*(PW+1) +: PW+1] = {1'b0, tail_q[q*PW +: PW] - send_q[q*PW +: PW]};
     end
     for (int p = 0; p < NumPorts; p++) begin
@@ -1370,8 +1388,10 @@ module sue_tx #(
     if (rst_ni) begin
       assert (!(wr_ctrl && g_full)) else $error("sue_tx: write to a full queue %0d", wr_q);
       for (int q = 0; q < NQ; q++) begin
-        assert (a_sh[q*(PW+1) +: PW+1] + a_ts[q*(PW+1) +: PW+1] <= (PW+1)'(QDepth))
-          else $error("sue_tx: queue %0d: head <= send <= tail violated", q);
+        assert (a_sh[q*(PW+1) +: PW+1] + a_ts[q*(PW+1) +: PW+1] <= (PW+1)'(Store) &&
+                a_hc[q*(PW+1) +: PW+1] <= a_sh[q*(PW+1) +: PW+1] &&
+                a_sh[q*(PW+1) +: PW+1] - a_hc[q*(PW+1) +: PW+1] + a_ts[q*(PW+1) +: PW+1] <= (PW+1)'(QDepth))
+          else $error("sue_tx: queue %0d: head <= crd <= send <= tail, tail - crd <= QDepth violated", q);
       end
       for (int p = 0; p < NumPorts; p++) begin
         if (busy_q[p] && !dies[p] && (ph_q[p*3 +: 3] == PhOp || ph_q[p*3 +: 3] == PhData)) begin

@@ -35,8 +35,8 @@ void declare(core::Schema& s) {
   s.add_int("peers", 0, 0, 16,
             "NumPeers of every instance (0: auto = the most peers an XPU needs, at most 16; with RTL blocks the compiled 4)");
   s.add_int("qdepth", 0, 0, 256,
-            "QDepth of every instance: command slots per {peer, VC}, queued + unacknowledged (0: the compiled 32; C++ "
-            "models only; power of 2)");
+            "QDepth of every instance: XPU credits per {peer, VC}, back when a command is formed into a PDU; the store "
+            "holds 8*QDepth slots (0: the compiled 32; C++ models only; power of 2)");
   s.add_int("window", 0, 0, 256, "Window of every instance: PDUs in flight per connection (0: the compiled 8; models only; "
             "power of 2)");
   s.add_choice("topology", "planes", {"planes", "mesh"},

@@ -105,6 +105,12 @@ struct Bench {
       edge();
     }
   }
+  /// n commands to peer 0, VC 0 (tags tag0, tag0 + 1, ...), then `edges` edges; the frames seen.
+  size_t send_run(unsigned n, unsigned dlen, uint8_t tag0, uint64_t edges) {
+    for (unsigned k = 0; k < n; ++k) cmd(0, 0, dlen, static_cast<uint8_t>(tag0 + k));
+    run(edges);
+    return frames.size();
+  }
   void fb(unsigned port, sue::Feedback f) {
     f.valid = true;
     in.fb[port] = f;
@@ -361,26 +367,94 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), 32u);
 }
 
-TEST(SueTxModel, SlotsFreedOnePerEdgeWithCredits) {
+TEST(SueTxModel, CreditsAtFormationSlotsAtAck) {
   Bench b(small_pack());
   b.reset();
-  for (unsigned k = 0; k < 3; ++k) b.cmd(0, 0, 0, static_cast<uint8_t>(k));
-  b.run(40);
-  ASSERT_EQ(b.frames.size(), 3u);
-  EXPECT_EQ(b.o().q_count[0], 3u);  // held until acknowledged
-  b.fb(0, Bench::ack(0, 0, 2));     // ACK(2): PSNs 0..2
-  b.edge();                          // ack_psn = 3
-  EXPECT_EQ(b.o().conn_ack_psn[0], 3u);
   unsigned credits = 0;
-  for (int e = 0; e < 8; ++e) {
+  for (unsigned k = 0; k < 3; ++k) {
+    b.cmd(0, 0, 0, static_cast<uint8_t>(k));
+    credits += b.o().tx_credit[0];
+  }
+  for (int e = 0; e < 40; ++e) {
     b.edge();
     EXPECT_LE(b.o().tx_credit[0], 1u);
     credits += b.o().tx_credit[0];
   }
-  EXPECT_EQ(credits, 3u);
+  ASSERT_EQ(b.frames.size(), 3u);
+  EXPECT_EQ(credits, 3u);               // back once formed into PDUs, not at the ACK
+  EXPECT_EQ(b.o().q_count[0], 3u);      // the store holds them until acknowledged
+  EXPECT_EQ(b.o().q_unsent[0], 0u);
+  b.fb(0, Bench::ack(0, 0, 2));         // ACK(2): PSNs 0..2
+  b.edge();                              // ack_psn = 3
+  EXPECT_EQ(b.o().conn_ack_psn[0], 3u);
+  for (int e = 0; e < 8; ++e) {
+    b.edge();
+    EXPECT_EQ(b.o().tx_credit[0], 0u);  // no second credit at the slot free
+  }
   EXPECT_EQ(b.o().q_count[0], 0u);
   EXPECT_EQ(b.o().conn_inflight[0], 0u);
   EXPECT_EQ(b.o().out_bytes[0], 0u);
+}
+
+// The store (Store = 8 * QDepth slots per queue) holds at most Store - QDepth sent commands, so the
+// QDepth the XPU holds credits for always find a slot; an XPU that spends every credit it gets back
+// never overflows, and NEW PDUs resume when an ACK frees slots.
+TEST(SueTxModel, StoreBoundsSentCommandsAndXpuNeverOverflows) {
+  TxParams p = small_pack();
+  p.qdepth = 4;     // Store 32: 28 sent + 4 queued
+  p.window = 256;   // the window does not bind here
+  Bench b(p);
+  b.reset();
+  unsigned credits = p.qdepth, sent = 0;
+  uint32_t max_count = 0;
+  auto step = [&] {
+    if (credits) {
+      --credits, ++sent;
+      b.cmd(0, 0, 0, static_cast<uint8_t>(sent));
+    } else {
+      b.edge();
+    }
+    credits += b.o().tx_credit[0];
+    max_count = std::max(max_count, b.o().q_count[0]);
+  };
+  for (int e = 0; e < 400; ++e) step();
+  EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 28u);     // Store - QDepth
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 32u);       // + QDepth queued
+  EXPECT_EQ(b.o().q_count[0], 32u);
+  EXPECT_EQ(b.o().q_unsent[0], 4u);
+  EXPECT_EQ(max_count, 32u);
+  EXPECT_EQ(b.o().conn_npsn[0], 28u);
+  b.fb(0, Bench::ack(0, 0, 27));
+  for (int e = 0; e < 400; ++e) step();
+  EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 56u);     // 28 more after the ACK freed them
+  EXPECT_LE(max_count, 32u);
+}
+
+// A go-back-N resends from the store: the queue's credits came back at formation and the XPU has
+// refilled the ring behind the sent commands, yet the retransmitted PDUs carry the same bytes.
+TEST(SueTxModel, RetransmitFromTheStoreAfterTheXpuRefilled) {
+  Bench b(small_pack());
+  b.reset();
+  ASSERT_EQ(b.send_run(4, 16, 10, 60), 4u);
+  b.in.credit_ok = 0;  // hold the refill in the queue
+  for (unsigned k = 0; k < 32; ++k) b.cmd(0, 0, 16, static_cast<uint8_t>(50 + k));  // the credits came back
+  EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
+  EXPECT_EQ(b.o().q_count[0], 36u);
+  b.fb(0, Bench::nack(0, 0, 1));  // PSN 0 accepted, 1 lost
+  b.edge();
+  b.in.credit_ok = 0xf;  // the go-back-N has started: its RTX goes before any NEW
+  b.run(60);
+  ASSERT_GE(b.frames.size(), 7u);
+  for (unsigned k = 0; k < 3; ++k) {
+    const Frm& o = b.frames[1 + k];
+    const Frm& r = b.frames[4 + k];
+    EXPECT_EQ(r.f.rh.npsn, 1u + k);
+    EXPECT_EQ(r.f.cmds, o.f.cmds);
+    EXPECT_EQ(r.raw, o.raw);  // nothing owed: the same RH op/apsn, so the same bytes and R-CRC
+  }
+  EXPECT_EQ(b.cnt(TxCnt::pdus_rtx), 3u);
 }
 
 // ------------------------------------------------------------------ packing
@@ -673,9 +747,7 @@ TEST(SueTxModel, PiggybackConsumesWhatIsOwed) {
 TEST(SueTxModel, NackGoBackNFromTheNackedPsn) {
   Bench b(small_pack());
   b.reset();
-  for (unsigned k = 0; k < 5; ++k) b.cmd(0, 0, 0, static_cast<uint8_t>(10 + k));
-  b.run(40);
-  ASSERT_EQ(b.frames.size(), 5u);
+  ASSERT_EQ(b.send_run(5, 0, 10, 40), 5u);
   EXPECT_EQ(b.o().conn_npsn[0], 5u);
   b.fb(0, Bench::nack(0, 0, 2));  // PSNs 0, 1 accepted, 2 lost
   b.edge();

@@ -61,9 +61,7 @@ TEST(System, UniformPlanesClean) {
   EXPECT_GT(r.json["flit_hops"].get<uint64_t>(), 5000u);
 }
 
-// A fixed random derangement: every XPU sends to one XPU and receives from one. One {peer, VC}
-// queue per XPU: QDepth 32 commands held until acknowledged over a ~0.9 us round trip bound each
-// XPU to ~40 Gb/s of 148-byte commands (docs/system.md "Findings").
+// A fixed random derangement: every XPU sends to one XPU and receives from one.
 TEST(System, PermutationClean) {
   auto r = run(2, 4000, {"pattern=permutation", "read_ratio=0"});
   expect_clean(r, 500);
@@ -79,6 +77,25 @@ TEST(System, PermutationClean) {
 double incast_wire_limit(const tb::RunResult& r, double dlen) {
   const double n = static_cast<double>(u(r, "tx", "cmds_sent")) / static_cast<double>(u(r, "tx", "pdus_new"));
   return 4 * 200.0 * (20 + dlen) * n / (50 + (20 + dlen) * n);
+}
+
+// One {peer, VC} queue per XPU at load 1, compiled defaults (QDepth 32, Window 8). The queue
+// credits come back at PDU formation and the store (8 x QDepth slots) covers the round trip
+// (docs/sue.md "Retransmit store and sizing"): unordered, one flow fills what the receiving sue_rx
+// unpacks (measured 384 Gb/s per XPU; with the credits held to the ACK it was ~44); strict, one
+// 200G port (197).
+TEST(System, PermutationOneQueueAtLineRate) {
+  const std::vector<std::string> base = {"pattern=permutation", "load=1",       "read_ratio=0",
+                                         "dlen_min=256",        "dlen_max=256", "warmup_cycles=2000"};
+  for (const char* mode : {"mode=unordered", "mode=strict"}) {
+    std::vector<std::string> sets = base;
+    sets.push_back(mode);
+    auto r = run(1, 10000, sets);
+    expect_clean(r, 1000);
+    EXPECT_EQ(u(r, "tx", "rto"), 0u) << mode;
+    const double floor = mode[5] == 'u' ? 300.0 : 180.0;
+    for (unsigned x = 0; x < 8; ++x) EXPECT_GT(received(r, x), floor) << mode << " XPU " << x;
+  }
 }
 
 // 7:1 incast into XPU 0 with deep SUE queues (models: QDepth 256, Window 64), unordered (every
