@@ -593,6 +593,44 @@ std::string goodput_lines(const SysConfig& c, const Tput& tp, Mean mean) {
   return out;
 }
 
+/// Settings that bound an XPU's send rate below the wire limit (docs/system.md "Summary"): one line each, naming
+/// the setting, the bound and the rate it allows. The round trip is estimated from the configured path (NIC
+/// PHYs, cables, the switch's 250 ns, both ways) plus the ACK delay.
+std::string bound_lines(const SysConfig& c, const Tput& tp, unsigned dests) {
+  if (c.tp.lite() || dests == 0) return "";
+  const double one_way = c.nic_tx_ns + c.cable_ns + (c.topology == Topology::planes ? 250.0 + c.cable_ns : 0.0) + c.nic_rx_ns;
+  const double rtt_ns = 2 * one_way + c.ack_delay * 0.625 + 10 * 0.625;
+  const double cmd = sue::kOpHeaderBytes + sue::kControlBytes + tp.mean_dlen;
+  const double lim = tp.limit.gbps;
+  std::string out;
+  // Sent, unacknowledged commands per {peer, VC} queue: Store - QDepth.
+  const double held = static_cast<double>(c.tp.store() - c.tp.qdepth);
+  const double per_q = held * cmd * 8 / rtt_ns;
+  if (per_q * dests < lim)
+    out += fmt::format("  bound: setting 'qdepth'={} keeps {} sent commands per {{peer, VC}} queue (Store {} - QDepth): {:.0f} x "
+                       "{:.0f} B per {:.0f} ns round trip = {:.1f} Gb/s per queue; {} destination queue(s) per XPU allow {:.1f} "
+                       "of the {:.1f} Gb/s wire limit\n",
+                       c.tp.qdepth, held, c.tp.store(), held, cmd, rtt_ns, per_q, dests, per_q * dests, lim);
+  // PDUs per connection: Window, each at most MaxPack bytes; strict mode keeps a queue on one connection.
+  const double per_c = static_cast<double>(c.tp.window) * c.tp.max_pack * 8 / rtt_ns;
+  const double conns = static_cast<double>(dests) * (c.strict ? 1 : c.tp.num_ports);
+  if (per_c * conns < lim)
+    out += fmt::format("  bound: setting 'window'={} keeps {} PDUs of at most {} B per connection: {:.1f} Gb/s per connection "
+                       "per {:.0f} ns round trip; {:.0f} connection(s) per XPU allow {:.1f} of the {:.1f} Gb/s wire limit\n",
+                       c.tp.window, c.tp.window, c.tp.max_pack, per_c, rtt_ns, conns, per_c * conns, lim);
+  return out;
+}
+
+/// Destination queues an XPU's requests use under the pattern (the busiest XPU).
+unsigned destinations(const SysConfig& c, const Peering& pe) {
+  switch (c.pattern) {
+    case Pattern::uniform: return c.uni ? c.xpus / 2 : static_cast<unsigned>(pe.reachable(0).size());
+    case Pattern::fanout: return c.fanout;
+    case Pattern::alltoall: return c.xpus - 1;
+    default: return 1;
+  }
+}
+
 nlohmann::json goodput_json(const Tput& tp) {
   return {{"wire_limited_gbps", tp.limit.gbps}, {"efficiency_wire", tp.limit.efficiency}, {"mean_dlen", tp.mean_dlen},
           {"cmds_per_pdu", tp.limit.cmds_per_pdu}, {"wire_bytes_per_frame", tp.limit.wire_bytes},
@@ -771,6 +809,7 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   }
   out += tx.str();
   out += goodput_lines(c, tp, mean);
+  out += bound_lines(c, tp, destinations(c, sys.peering()));
   out += fmt::format("  Jain fairness over the XPUs that send requests{}: {:.4f}\n", c.pattern == Pattern::incast ? " (the incast senders)" : "", tp.jain);
   if (!tp.plane_gbps.empty()) {
     std::string pl;

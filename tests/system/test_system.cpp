@@ -539,4 +539,18 @@ TEST(SystemFailover, SecondInstancePlane) {
   for (unsigned k : {0u, 1u, 2u}) EXPECT_GT(pg[k].get<double>(), 100.0) << k;
 }
 
+// A setting that cannot carry the wire limit is allowed, and the summary names it with its bound: one
+// PDU in flight per connection holds a permutation's one strict flow far below its port; the defaults
+// of uniform traffic print no window bound.
+TEST(System, SummaryNamesASettingThatBoundsTheRate) {
+  auto r = run(1, 4000, {"pattern=permutation", "window=1", "load=1", "read_ratio=0"});
+  expect_clean(r, 100);
+  const auto at = r.summary.find("bound: setting 'window'=1 keeps 1 PDUs of at most 4096 B per connection");
+  ASSERT_NE(at, std::string::npos) << r.summary;
+  EXPECT_NE(r.summary.find("1 connection(s) per XPU allow", at), std::string::npos);
+  for (unsigned x = 0; x < 8; ++x) EXPECT_LT(received(r, x), 60.0) << x;  // the bound holds: 4096 B per round trip
+  auto d = run(1, 4000, {"load=1"});
+  EXPECT_EQ(d.summary.find("bound: setting 'window'"), std::string::npos) << d.summary;
+}
+
 }  // namespace
