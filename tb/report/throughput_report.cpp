@@ -32,10 +32,13 @@ std::vector<std::string> join(const std::vector<std::string>& a, const std::vect
   return r;
 }
 
+/// Mean of v[lo..hi) over the XPUs that carried anything (an incast with fan_in below N-1 has idle XPUs).
 double mean_of(const nlohmann::json& v, unsigned lo, unsigned hi) {
   double s = 0;
-  for (unsigned k = lo; k < hi; ++k) s += v.at(k).get<double>();
-  return hi > lo ? s / (hi - lo) : 0.0;
+  unsigned n = 0;
+  for (unsigned k = lo; k < hi; ++k)
+    if (const double x = v.at(k).get<double>(); x > 0) s += x, ++n;
+  return n ? s / n : 0.0;
 }
 
 std::string pct(double x) { return fmt::format("{:.1f}", x); }
