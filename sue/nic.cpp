@@ -14,25 +14,6 @@ namespace sue {
 
 namespace {
 
-// [4-bit mask of VCs]: those VCs' 16-bit lanes of a word of four peer masks.
-constexpr uint64_t kLane = 0xffffull;
-constexpr uint64_t kNibbleWords[16] = {0,
-                                       kLane,
-                                       kLane << 16,
-                                       kLane | kLane << 16,
-                                       kLane << 32,
-                                       kLane | kLane << 32,
-                                       kLane << 16 | kLane << 32,
-                                       kLane | kLane << 16 | kLane << 32,
-                                       kLane << 48,
-                                       kLane | kLane << 48,
-                                       kLane << 16 | kLane << 48,
-                                       kLane | kLane << 16 | kLane << 48,
-                                       kLane << 32 | kLane << 48,
-                                       kLane | kLane << 32 | kLane << 48,
-                                       kLane << 16 | kLane << 32 | kLane << 48,
-                                       ~0ull};
-
 enum JobKind : unsigned { kJobNew = 0, kJobRtx = 1, kJobAck = 2 };
 
 constexpr uint32_t kHdrBytes = kAfh2SlotBytes + 2;  // AFH Gen2 12-byte header: DA/SA slots + Ethertype = 14
@@ -56,7 +37,16 @@ uint32_t Nic::frame_bytes(uint32_t packed) { return frame_len(packed); }
 std::string NicConfig::validate() const {
   if (tp.lite())
     return "sue::Nic (flit NIC model): SUE Lite is not modelled (allowed: profile SUE; use the cycle-exact blocks)";
-  if (std::string e = tp.validate(); !e.empty()) return "sue::Nic: " + e;
+  if (tp.num_peers < 1 || tp.num_peers > kNicMaxPeers)
+    return "sue::Nic: NumPeers=" + std::to_string(tp.num_peers) + " (allowed: 1.." + std::to_string(kNicMaxPeers) + ")";
+  if (peer_xpuid.size() != tp.num_peers)
+    return "sue::Nic: peer_xpuid has " + std::to_string(peer_xpuid.size()) + " entries (allowed: exactly NumPeers=" +
+           std::to_string(tp.num_peers) + ")";
+  {
+    TxParams t = tp;  // the RTL parameters but NumPeers, which this model does not bound to the RTL's 16
+    t.num_peers = 1;
+    if (std::string e = t.validate(); !e.empty()) return "sue::Nic: " + e;
+  }
   if (port_gbps == 0 || port_gbps > 409) return "sue::Nic: port_gbps must be 1..409 (one 32-byte beat per 625-ps edge)";
   if (clock_ps <= 0) return "sue::Nic: clock_ps must be > 0";
   if (gate_classes > 4) return "sue::Nic: gate_classes must be 0..4";
@@ -85,28 +75,34 @@ Nic::Nic(const NicConfig& c) : c_(c) {
       for (unsigned i = K_; i-- > 0;) peer_lut_[c_.peer_xpuid[i]] = static_cast<int16_t>(i);
     }
   }
-  q_.assign(NQ_, {});
-  cmds_.assign(static_cast<size_t>(NQ_) * SD_, {});
-  vis_.assign(static_cast<size_t>(NQ_) * SD_, 0);
+  q_.resize(NQ_);  // (blocks given as queues fill: grow())
   row_ps_ = ser_ps(kRow);
   gc_ = static_cast<uint64_t>(c_.port_gbps) * static_cast<uint64_t>(c_.clock_ps);
-  acked_.assign(static_cast<size_t>(NQ_) * SD_, 0);
+  KW_ = (K_ + 63) / 64;
+  CP_ = 64;
+  while (CP_ < K_ * 4) CP_ *= 2;
+  cp_sh_ = static_cast<unsigned>(__builtin_ctz(CP_));
+  CPW_ = CP_ / 64;
+  NC_ = P_ * CP_;
   conn_.assign(NC_, {});
-  desc_.assign(static_cast<size_t>(NC_) * W_, {});
+  owe_due_.assign(NC_, 0);
+  m_rtx_.assign(static_cast<size_t>(kMaxPorts) * CPW_, 0);
+  m_owe_.assign(static_cast<size_t>(kMaxPorts) * CPW_, 0);
+  unsent_.assign(static_cast<size_t>(4) * KW_, 0);
+  elig_.assign(static_cast<size_t>(4) * KW_, 0);
+  blk_.assign(static_cast<size_t>(kMaxPorts) * 4 * KW_, 0);
+  carry_.assign(static_cast<size_t>(kMaxPorts) * 4 * KW_, 0);
+  pin_port_.assign(NQ_, 0);
   for (unsigned v = 0; v < 4; ++v) cred_[v] = c_.rx_credits[v];
   for (unsigned i = 0; i < K_; ++i)
     for (unsigned v = 0; v < 4; ++v) {
       const unsigned b = pin_base(c_.own_xpuid, c_.peer_xpuid[i], v, P_);  // strict pin (no failover here)
-      pin_mask_[b][v] |= static_cast<uint16_t>(1u << i);
       pin_port_[i * 4 + v] = static_cast<uint8_t>(b);
+      for (unsigned p = 0; p < P_; ++p)
+        if (!c_.strict || p == b) set_bit(carry_, pbit(p * 4 + v, i));
     }
   for (unsigned p = 0; p < P_; ++p)
     for (unsigned v = c_.gate_classes ? c_.gate_classes : 4; v < 4; ++v) gate_never_ |= 1u << (p * 4 + v);
-  for (unsigned p = 0; p < P_; ++p)
-    for (unsigned v = 0; v < 4; ++v) carry_[p] |= static_cast<uint64_t>(c_.strict ? pin_mask_[p][v] : 0xffffu) << (16 * v);
-  conn_port_.resize(NC_);
-  for (unsigned c = 0; c < NC_; ++c) port_conns_[c / (K_ * 4)][c >> 6] |= 1ull << (c & 63);
-  for (unsigned c = 0; c < NC_; ++c) conn_port_[c] = static_cast<uint8_t>(c / (K_ * 4));
   for (unsigned p = 0; p < P_; ++p)
     for (unsigned v = 0; v < c_.gate_classes; ++v) {
       tp_[p].limit[v] = static_cast<uint16_t>(c_.gate_init_cells);
@@ -115,6 +111,14 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   // The loops over the ports on the hot path run over kMaxPorts (a constant bound, not NumPorts read
   // at every loop): a port beyond NumPorts is never free, never due and carries nothing.
   for (unsigned p = P_; p < kMaxPorts; ++p) tp_[p].free_at = kNoEdge;
+}
+
+void Nic::grow(Queue& Q) {
+  const uint32_t cap = Q.s ? std::min(SD_, 2 * (Q.mask + 1)) : std::min(SD_, 4u);
+  std::unique_ptr<Slot[]> b(new Slot[cap]);
+  for (uint32_t k = Q.head; k != Q.tail; ++k) b[k & (cap - 1)] = Q.s[k & Q.mask];
+  Q.s = std::move(b);
+  Q.mask = cap - 1;
 }
 
 int Nic::peer_of(uint32_t xpu) const {
@@ -248,7 +252,7 @@ void Nic::edge(Edge x) {
     if (rto_due_.size() > 1) std::sort(rto_due_.begin(), rto_due_.end());
     for (const auto& e : rto_due_) {
       if (!rto_live(e.second)) continue;  // stale
-      const unsigned c = e.second >> kRtoGenBits;
+      const unsigned c = static_cast<unsigned>(e.second >> kRtoGenBits);
       Conn& C = conn_[c];
       ++tcnt_[TxCnt::rto];
       go_back(c, C.ack_psn, x);
@@ -286,24 +290,24 @@ void Nic::rto_arm(unsigned c, Edge x) {
   Conn& C = conn_[c];
   ++C.rto_gen;
   if (C.ack_psn == C.npsn) return;
-  rto_q_.push_back({x + std::max<uint32_t>(1, c_.rto), c << kRtoGenBits | (C.rto_gen & kRtoGenMask)});
+  rto_q_.push_back({x + std::max<uint32_t>(1, c_.rto), static_cast<uint64_t>(c) << kRtoGenBits | (C.rto_gen & kRtoGenMask)});
 }
 
 void Nic::go_back(unsigned c, uint16_t from, Edge x) {
   Conn& C = conn_[c];
   C.rtx_act = true;
   C.rtx_psn = from;
-  m_rtx_[c >> 6] |= 1ull << (c & 63);
+  set_rtx(c);
   upd_blk(c);
   ++tcnt_[TxCnt::gbn];
   rto_arm(c, x);
-  wake(std::max(x, tp_[conn_port_[c]].free_at));
+  wake(std::max(x, tp_[conn_port(c)].free_at));
 }
 
 void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   Conn& C = conn_[c];
   const bool was_full = static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_, was_rtx = C.rtx_act;
-  const unsigned p = conn_port_[c], q = c - p * (K_ * 4);
+  const unsigned p = conn_port(c), q = c & (CP_ - 1);
   // Descriptor walker and slot frees: the PDUs' slots are acked; the queue's head moves over acked
   // slots, one credit each (registered two edges later, as the walker and the slot free take an edge each).
   Queue& Q = q_[q];
@@ -312,7 +316,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
     // One connection per queue: its PDUs are acknowledged in order and hold the slots from the head on.
     uint32_t n = 0;
     for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
-      const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
+      const Desc& d = desc_[C.desc + (psn & (W_ - 1))];
       if (d.first != Q.head + n)
         throw std::logic_error("sue::Nic: strict mode: an acknowledged PDU does not start at its queue's head");
       n += d.n;
@@ -321,12 +325,12 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
     Q.head += n;
   } else {
     for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
-      const Desc& d = desc_[static_cast<size_t>(c) * W_ + (psn & (W_ - 1))];
-      for (uint32_t k = 0; k < d.n; ++k) acked_[static_cast<size_t>(q) * SD_ + ((d.first + k) & (SD_ - 1))] = 1;
+      const Desc& d = desc_[C.desc + (psn & (W_ - 1))];
+      for (uint32_t k = 0; k < d.n; ++k) slot(Q, d.first + k).acked = 1;
       tp_[p].out_bytes -= d.p;
     }
     while (Q.head != Q.send) {
-      uint8_t& a = acked_[static_cast<size_t>(q) * SD_ + (Q.head & (SD_ - 1))];
+      uint8_t& a = slot(Q, Q.head).acked;
       if (!a) break;
       a = 0;
       ++Q.head;
@@ -337,7 +341,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
     if (static_cast<uint16_t>(C.ack_psn - C.rtx_psn) < 0x8000 && C.ack_psn != C.rtx_psn) C.rtx_psn = C.ack_psn;
     if (C.ack_psn == C.npsn) {
       C.rtx_act = false;
-      m_rtx_[c >> 6] &= ~(1ull << (c & 63));
+      clr_rtx(c);
     }
   }
   rto_arm(c, x);
@@ -360,10 +364,10 @@ void Nic::apply_fb(const Fb& e, Edge x) {
       C.owe_psn = e.owe_psn;
     }
     if (before == kOweNone) C.owe_at = x;
-    m_owe_[c >> 6] |= 1ull << (c & 63);
+    set_bit(m_owe_, c);
     const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
     owe_due_[c] = due;
-    const unsigned p = conn_port_[c];
+    const unsigned p = conn_port(c);
     owe_ports_ |= 1u << p;
     owe_min_[p] = std::min(owe_min_[p], due);
     owe_next_ = std::min(owe_next_, due);
@@ -389,18 +393,23 @@ void Nic::apply_fb(const Fb& e, Edge x) {
 // go-back-N running and whose gate is open (0: now), or the due edge of an owed ACK/NACK.
 Nic::ReadyWords Nic::ready_words() const {
   ReadyWords k;
-  std::memcpy(&k.u, unsent_mask_.data(), 8);  // the four VCs' 16-bit peer masks side by side in one word
+  k.u = unsent_total_ != 0;
   k.open = ~(gate_closed_ | gate_never_);
-  k.rtx = (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) != 0;
+  k.rtx = n_rtx_ != 0;
   return k;
 }
 
 inline Edge Nic::port_ready(unsigned p, const ReadyWords& k) const {
-  const uint64_t* pm = port_conns_[p].data();
-  if (k.rtx && ((m_rtx_[0] & pm[0]) | (m_rtx_[1] & pm[1]) | (m_rtx_[2] & pm[2]) | (m_rtx_[3] & pm[3]))) return 0;
-  uint64_t blk;
-  std::memcpy(&blk, blk_[p].data(), 8);
-  if (k.u & carry_[p] & ~blk & kNibbleWords[(k.open >> (p * 4)) & 15u]) return 0;
+  if (k.rtx && port_any(m_rtx_, p)) return 0;
+  if (k.u)
+    for (unsigned v = 0; v < 4; ++v) {
+      if (!((k.open >> (p * 4 + v)) & 1u)) continue;
+      const uint64_t* u = &unsent_[static_cast<size_t>(v) * KW_];
+      const uint64_t* cr = &carry_[static_cast<size_t>(p * 4 + v) * KW_];
+      const uint64_t* b = &blk_[static_cast<size_t>(p * 4 + v) * KW_];
+      for (unsigned w = 0; w < KW_; ++w)
+        if (u[w] & cr[w] & ~b[w]) return 0;
+    }
   return owe_ready(p);
 }
 
@@ -408,10 +417,10 @@ Edge Nic::port_ready(unsigned p) const { return port_ready(p, ready_words()); }
 
 Edge Nic::owe_ready(unsigned p) const {
   if (!owe_min_ok_[p]) {  // a lower bound of the owed due edges of the port; exact once recomputed
-    const uint64_t* pm = port_conns_[p].data();
+    const uint64_t* pm = &m_owe_[static_cast<size_t>(p) * CPW_];
     Edge t = kNoEdge;
-    for (unsigned w = 0; w < 4; ++w)
-      for (uint64_t o = m_owe_[w] & pm[w]; o; o &= o - 1) t = std::min(t, owe_due_[w * 64 + ctz64(o)]);
+    for (unsigned w = 0; w < CPW_; ++w)
+      for (uint64_t o = pm[w]; o; o &= o - 1) t = std::min(t, owe_due_[(p << cp_sh_) + w * 64 + ctz64(o)]);
     owe_min_[p] = t;
     owe_min_ok_[p] = true;
   }
@@ -420,11 +429,11 @@ Edge Nic::owe_ready(unsigned p) const {
 
 void Nic::upd_blk(unsigned c) {
   const Conn& C = conn_[c];
-  const unsigned p = conn_port_[c], i = (c >> 2) - p * K_, v = c & 3u;
+  const unsigned p = conn_port(c), i = (c & (CP_ - 1)) >> 2, v = c & 3u;
   if (C.rtx_act || static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_)
-    blk_[p][v] |= static_cast<uint16_t>(1u << i);
+    set_bit(blk_, pbit(p * 4 + v, i));
   else
-    blk_[p][v] &= static_cast<uint16_t>(~(1u << i));
+    clr_bit(blk_, pbit(p * 4 + v, i));
 }
 
 // One job started at x: another port may start one from the next edge, once it is free and has work.
@@ -446,7 +455,7 @@ void Nic::after_start(Edge x) {
 
 bool Nic::schedule(Edge x) {
   tx_wake_ = kNoEdge;
-  const bool work = unsent_total_ || (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3]) || owe_ports_;
+  const bool work = unsent_total_ || n_rtx_ || owe_ports_;
   if (!work) return false;
   static_assert(kMaxPorts == 4, "the idle ports below");
   const uint32_t idle = static_cast<uint32_t>(tp_[0].free_at <= x) | static_cast<uint32_t>(tp_[1].free_at <= x) << 1 |
@@ -470,17 +479,20 @@ bool Nic::schedule(Edge x) {
 
 // Chooses the job schedule() starts among the idle ports (at most one; false: none can start now).
 bool Nic::pick(Edge x, uint32_t idle, Job& j) {
-  const unsigned per_port = K_ * 4;
   // 3. RTX: the lowest connection on an idle port with credit.
-  if (m_rtx_[0] | m_rtx_[1] | m_rtx_[2] | m_rtx_[3])
-    for (unsigned w = 0; w < 4; ++w)
-      for (uint64_t m = m_rtx_[w]; m; m &= m - 1) {
-        const unsigned c = w * 64 + ctz64(m), p = conn_port_[c], v = c & 3u;
-        if (((idle >> p) & 1u) && gate_ok(p, v)) {
-          j = {kJobRtx, p, (c - p * per_port) >> 2, v, 0, 0, 0};
-          return true;
+  if (n_rtx_)
+    for (uint32_t ip = idle; ip; ip &= ip - 1) {  // ascending ports hold ascending connections
+      const unsigned p = ctz64(ip);
+      const uint64_t* pm = &m_rtx_[static_cast<size_t>(p) * CPW_];
+      for (unsigned w = 0; w < CPW_; ++w)
+        for (uint64_t m = pm[w]; m; m &= m - 1) {
+          const unsigned l = w * 64 + ctz64(m), v = l & 3u;
+          if (gate_ok(p, v)) {
+            j = {kJobRtx, p, l >> 2, v, 0, 0, 0};
+            return true;
+          }
         }
-      }
+    }
   // 4. ACK-only: a NACK at once, an ACK after ack_delay (owe_next_: none can start before). Port by
   // port, the ports owing one (owe_ports_; ascending ports hold ascending connections: the same
   // lowest one starts): a busy port's owed ACKs cannot start before max(due, free) (its free edge
@@ -490,7 +502,7 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
     Edge nd = kNoEdge, nf = kNoEdge;  // a bound of the earliest max(due, free); of the earliest due after x
     for (uint32_t op = owe_ports_; op; op &= op - 1) {
       const unsigned p = ctz64(op);
-      const uint64_t* pm = port_conns_[p].data();
+      const uint64_t* pm = &m_owe_[static_cast<size_t>(p) * CPW_];
       const Edge lo = owe_ready(p);
       if (!((idle >> p) & 1u)) {
         nd = std::min(nd, std::max(lo, tp_[p].free_at));
@@ -501,17 +513,17 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
         nf = std::min(nf, lo);
         continue;
       }
-      for (unsigned w = 0; w < 4; ++w)
-        for (uint64_t m = m_owe_[w] & pm[w]; m; m &= m - 1) {
-          const unsigned c = w * 64 + ctz64(m), v = c & 3u;
-          const Edge due = owe_due_[c];
+      for (unsigned w = 0; w < CPW_; ++w)
+        for (uint64_t m = pm[w]; m; m &= m - 1) {
+          const unsigned l = w * 64 + ctz64(m), v = l & 3u;
+          const Edge due = owe_due_[(p << cp_sh_) + l];
           nd = std::min(nd, due);
           if (due > x) {
             nf = std::min(nf, due);
             continue;
           }
           if (gate_ok(p, v)) {
-            j = {kJobAck, p, (c - p * per_port) >> 2, v, 0, 0, 0};
+            j = {kJobAck, p, l >> 2, v, 0, 0, 0};
             return true;
           }
         }
@@ -521,42 +533,50 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
   }
   if (owe_next_ > x) wake(owe_next_);
   // 6. NEW: WRR over VCs, round robin over peers; packing of the commands present now. Only queues
-  // whose port can start now are looked at (strict: the pin port idle with credit; unordered: any).
-  uint64_t strict_elig = 0;  // strict: the queues whose pin port is idle with credit and whose connection can send
-  if (c_.strict) {
-    uint64_t u;
-    std::memcpy(&u, unsent_mask_.data(), 8);
-    const uint32_t open = ~(gate_closed_ | gate_never_);
-    uint64_t e = 0;
-    for (uint32_t m = idle; m; m &= m - 1) {
-      const unsigned p = ctz64(m);
-      uint64_t blk;
-      std::memcpy(&blk, blk_[p].data(), 8);
-      e |= carry_[p] & ~blk & kNibbleWords[(open >> (p * 4)) & 15u];
+  // whose port can start now are looked at (strict: the pin port idle with credit and the connection
+  // with room; unordered: any). elig_ holds, per VC, the peers to try.
+  if (!unsent_total_) return false;
+  uint32_t lanes = 0;  // VCs with a peer to try
+  const uint32_t open = ~(gate_closed_ | gate_never_);
+  for (unsigned v = 0; v < 4; ++v) {
+    const uint64_t* u = &unsent_[static_cast<size_t>(v) * KW_];
+    uint64_t* e = &elig_[static_cast<size_t>(v) * KW_];
+    uint64_t any = 0;
+    if (c_.strict) {
+      for (unsigned w = 0; w < KW_; ++w) e[w] = 0;
+      for (uint32_t m = idle; m; m &= m - 1) {
+        const unsigned p = ctz64(m);
+        if (!((open >> (p * 4 + v)) & 1u)) continue;
+        const uint64_t* cr = &carry_[static_cast<size_t>(p * 4 + v) * KW_];
+        const uint64_t* b = &blk_[static_cast<size_t>(p * 4 + v) * KW_];
+        for (unsigned w = 0; w < KW_; ++w) e[w] |= cr[w] & ~b[w];
+      }
+      for (unsigned w = 0; w < KW_; ++w) any |= e[w] &= u[w];
+    } else {
+      for (unsigned w = 0; w < KW_; ++w) any |= e[w] = u[w];
     }
-    strict_elig = u & e;
-    if (!strict_elig) return false;
+    if (any) lanes |= 1u << v;
   }
-  // The VCs in WRR order (wrr_vc, wrr_vc + 1, ...) whose lane of the candidate word is not empty:
-  // a 4-bit set rotated by wrr_vc (bit 16v of the folded word: the OR of lane v).
-  uint64_t cw = strict_elig;
-  if (!c_.strict) std::memcpy(&cw, unsent_mask_.data(), 8);
-  uint64_t t = cw | cw >> 8;
-  t |= t >> 4;
-  t |= t >> 2;
-  t |= t >> 1;
-  const uint32_t lanes = static_cast<uint32_t>((t & 1u) | (t >> 15 & 2u) | (t >> 30 & 4u) | (t >> 45 & 8u));
+  if (!lanes) return false;
+  // The first peer of set e in the order r, r + 1, ... (mod NumPeers), -1 when e is empty.
+  auto first_from = [this](const uint64_t* e, unsigned r) -> int {
+    const unsigned w0 = r >> 6;
+    if (const uint64_t m = e[w0] & (~0ull << (r & 63))) return static_cast<int>(w0 * 64 + ctz64(m));
+    for (unsigned w = w0 + 1; w < KW_; ++w)
+      if (e[w]) return static_cast<int>(w * 64 + ctz64(e[w]));
+    for (unsigned w = 0; w <= w0; ++w)
+      if (e[w]) return static_cast<int>(w * 64 + ctz64(e[w]));
+    return -1;
+  };
+  // The VCs in WRR order (wrr_vc, wrr_vc + 1, ...) with a peer to try.
   const unsigned w = wrr_vc_;  // (start_new changes it only when it starts a job)
   for (uint32_t rot = ((lanes >> w) | (lanes << (4 - w))) & 15u; rot; rot &= rot - 1) {
     const unsigned v = (w + ctz64(rot)) & 3u;
-    uint32_t elig = static_cast<uint32_t>(cw >> (16 * v)) & 0xffffu;
+    uint64_t* e = &elig_[static_cast<size_t>(v) * KW_];
     if (c_.strict) {
-      while (elig) {
-        // the first eligible peer in the order rr_peer[v], rr_peer[v] + 1, ... (mod NumPeers)
-        const uint32_t hi = elig & (~0u << rr_peer_[v]);
-        const unsigned i = ctz64(hi ? hi : elig);
-        elig &= ~(1u << i);
-        const unsigned q = i * 4 + v;
+      for (int i; (i = first_from(e, rr_peer_[v])) >= 0;) {
+        e[i >> 6] &= ~(1ull << (i & 63));
+        const unsigned q = static_cast<unsigned>(i) * 4 + v;
         if (start_new(x, q, pin_port_[q], j)) return true;
       }
       continue;
@@ -565,12 +585,9 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
     for (unsigned p = 0; p < P_; ++p)
       if (((idle >> p) & 1u) && gate_ok(p, v)) ok_ports |= 1u << p;
     if (!ok_ports) continue;
-    while (elig) {
-      // the first eligible peer in the order rr_peer[v], rr_peer[v] + 1, ... (mod NumPeers)
-      const uint32_t hi = elig & (~0u << rr_peer_[v]);
-      const unsigned i = ctz64(hi ? hi : elig);
-      elig &= ~(1u << i);
-      const unsigned q = i * 4 + v;
+    for (int ii; (ii = first_from(e, rr_peer_[v])) >= 0;) {
+      e[ii >> 6] &= ~(1ull << (ii & 63));
+      const unsigned i = static_cast<unsigned>(ii), q = i * 4 + v;
       auto cand = [&](unsigned p) {
         if (!((ok_ports >> p) & 1u)) return false;
         const Conn& C = conn_[conn(p, i, v)];
@@ -591,15 +608,13 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
 bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
   const unsigned i = q >> 2, v = q & 3u;
   const Queue& Q = q_[q];
-  const size_t base = static_cast<size_t>(q) * SD_;
-  const Edge* vis = &vis_[base];
-  const NicCmd* cmds = &cmds_[base];
-  const uint32_t mask = SD_ - 1;
+  const Slot* sl = Q.s.get();
+  const uint32_t mask = Q.mask;
   // Store room: the sent commands [head, send) stay within Store - QDepth slots (progress() wakes it).
   const uint32_t room = SD_ - QD_ - (Q.send - Q.head);
   if (room == 0) return false;
-  if (vis[Q.send & mask] > x) {
-    wake(vis[Q.send & mask]);
+  if (sl[Q.send & mask].vis > x) {
+    wake(sl[Q.send & mask].vis);
     return false;
   }
   // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack (and their
@@ -607,8 +622,8 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
   unsigned n = 0, chunks = 0;
   uint32_t packed = 0;
   for (uint32_t s = Q.send; s != Q.tail && n < room; ++s) {
-    if (vis[s & mask] > x) break;
-    const uint32_t dlen = cmds[s & mask].dlen;
+    if (sl[s & mask].vis > x) break;
+    const uint32_t dlen = sl[s & mask].cmd.dlen;
     const uint32_t b = kOpBytes + dlen;
     if (packed + b > c_.tp.max_pack) break;
     packed += b;
@@ -650,22 +665,25 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     const bool was_empty = C.ack_psn == C.npsn;
     first = Q.send;
     n = n_cmd;
-    desc_[static_cast<size_t>(c) * W_ + (C.npsn & (W_ - 1))] = {first, static_cast<uint16_t>(n),
-                                                                static_cast<uint16_t>(cmd_chunks), packed};
+    if (C.desc == ~0u) {  // the connection's first PDU: its descriptors
+      C.desc = static_cast<uint32_t>(desc_.size());
+      desc_.resize(desc_.size() + W_);
+    }
+    desc_[C.desc + (C.npsn & (W_ - 1))] = {first, static_cast<uint16_t>(n), static_cast<uint16_t>(cmd_chunks), packed};
     f.psn = C.npsn++;
     Q.send += n;
     // The queue credits come back as the commands are formed into the PDU (the store keeps their
     // bytes): one per edge from x + 1 in the twin; handed out now, stamped with the first.
     for (uint32_t k = 0; k < n; ++k) out_cred_.push_back({static_cast<uint16_t>(q), x + 1});
     unsent_total_ -= n;
-    if (Q.send == Q.tail) unsent_mask_[v] &= static_cast<uint16_t>(~(1u << i));
+    if (Q.send == Q.tail) clr_bit(unsent_, pbit(v, i));
     T.out_bytes += packed;
     ++tcnt_[TxCnt::pdus_new];
     tcnt_[TxCnt::cmds_sent] += n;
     tcnt_[TxCnt::payload_bytes] += packed - 2 * n;
     if (was_empty) rto_arm(c, x);
   } else if (kind == kJobRtx) {
-    const Desc& d = desc_[static_cast<size_t>(c) * W_ + (C.rtx_psn & (W_ - 1))];
+    const Desc& d = desc_[C.desc + (C.rtx_psn & (W_ - 1))];
     first = d.first;
     n = d.n;
     cmd_chunks = d.chunks;
@@ -674,7 +692,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     f.rtx = true;
     if (C.rtx_psn == C.npsn) {
       C.rtx_act = false;
-      m_rtx_[c >> 6] &= ~(1ull << (c & 63));
+      clr_rtx(c);
     }
     ++tcnt_[TxCnt::pdus_rtx];
   } else {
@@ -686,11 +704,10 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   unsigned chunks = 2 + cmd_chunks;  // header + trailer + the commands'
   if (n) {
     if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
-    // The PDU's slots first .. first + n - 1 (mod QDepth): one or two ranges.
-    const NicCmd* qc = &cmds_[static_cast<size_t>(q) * SD_];
-    const uint32_t s0 = first & (SD_ - 1), n0 = std::min(n, SD_ - s0);
-    f.cmds.assign(qc + s0, qc + s0 + n0);
-    if (n0 < n) f.cmds.insert(f.cmds.end(), qc, qc + (n - n0));
+    // The PDU's slots first .. first + n - 1.
+    Queue& Q = q_[q];
+    f.cmds.resize(n);
+    for (uint32_t k = 0; k < n; ++k) f.cmds[k] = slot(Q, first + k).cmd;
   } else {
     chunks += 1;  // 80 00
   }
@@ -702,10 +719,9 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     f.apsn = C.owe_psn;
     ++tcnt_[C.owe == kOweNack ? TxCnt::nack_sent : TxCnt::ack_sent];
     C.owe = kOweNone;
-    m_owe_[c >> 6] &= ~(1ull << (c & 63));
+    clr_bit(m_owe_, c);
     if (owe_due_[c] <= owe_min_[p]) owe_min_ok_[p] = false;
-    const uint64_t* pm = port_conns_[p].data();
-    if (!((m_owe_[0] & pm[0]) | (m_owe_[1] & pm[1]) | (m_owe_[2] & pm[2]) | (m_owe_[3] & pm[3]))) owe_ports_ &= ~(1u << p);
+    if (!port_any(m_owe_, p)) owe_ports_ &= ~(1u << p);
   }
   f.packed = packed;
   f.bytes = frame_len(packed);
@@ -756,7 +772,7 @@ void Nic::rx_take(unsigned p, Edge x) {
     const unsigned c = conn(p, static_cast<unsigned>(peer), f.vc & 3u);
     Conn& C = conn_[c];
     Fb& e = fb_[n_fb_++];  // (one frame per port per edge)
-    e = {static_cast<uint8_t>(p), static_cast<uint8_t>(peer), static_cast<uint8_t>(f.vc & 3u), kOweNone, f.op, 0, f.apsn};
+    e = {static_cast<uint16_t>(peer), static_cast<uint8_t>(p), static_cast<uint8_t>(f.vc & 3u), kOweNone, f.op, 0, f.apsn};
     if (f.ack_only) {
       ++rcnt_[RxCnt::ack_frames];
     } else {

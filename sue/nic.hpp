@@ -34,6 +34,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,11 +77,15 @@ struct NicFrame {
   std::vector<NicCmd> cmds;
 };
 
+/// Peers one flit NIC instance can address: every XPU of the spec's largest system (10-bit XPU ids). The
+/// cycle-exact blocks' NumPeers stays 1..16 (TxParams::validate); this model is not bound by it.
+constexpr unsigned kNicMaxPeers = 1024;
+
 /// Configuration of one instance: the RTL parameters (TxParams) and the cfg_*_i inputs that matter.
 struct NicConfig {
-  TxParams tp;  ///< NumPorts, NumPeers, DataW, MaxData, MaxPack, QDepth, Window, RxBufBeats, RxFrames; profile SUE
+  TxParams tp;  ///< NumPorts, NumPeers (1..kNicMaxPeers here), DataW, MaxData, MaxPack, QDepth, Window, RxBufBeats, RxFrames; profile SUE
   uint32_t own_xpuid = 0;
-  std::array<uint32_t, 16> peer_xpuid{};  ///< NumPeers used; a lookup takes the lowest matching index
+  std::vector<uint32_t> peer_xpuid;  ///< exactly NumPeers entries; a lookup takes the lowest matching index
   bool strict = true;
   std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};
   uint32_t rto = 8192;       ///< cycles without ACK progress (0 behaves as 1)
@@ -302,8 +307,21 @@ class Nic {
   uint64_t gate_closed_edges(unsigned cls, Edge now) const;
 
  private:
+  // One command slot of a queue: the command, the edge from which the scheduler sees it, and (unordered
+  // mode) whether its PDU is acknowledged.
+  struct Slot {
+    NicCmd cmd;
+    Edge vis = 0;
+    uint8_t acked = 0;
+  };
+  // A queue's slots [head, tail) (sent, unacknowledged [head, send); unsent [send, tail)) are at
+  // s[position & mask]: a block that grows by doubling as the queue fills, up to Store slots, so a NIC
+  // that addresses 1,024 peers holds memory for the commands it has, not Store per queue. Positions are
+  // free-running counters, so a grown block keeps every slot's position.
   struct Queue {
     uint32_t head = 0, send = 0, tail = 0;
+    uint32_t mask = 0;  // block size - 1 (no block: 0 with s empty)
+    std::unique_ptr<Slot[]> s;
   };
   struct Desc {
     uint32_t first = 0;
@@ -312,6 +330,7 @@ class Nic {
     uint32_t p = 0;
   };
   struct Conn {
+    uint32_t desc = ~0u;  // first of its Window descriptors in desc_ (given at its first PDU; ~0: none yet)
     uint16_t npsn = 0, ack_psn = 0, rtx_psn = 0, owe_psn = 0;
     bool rtx_act = false;
     uint8_t owe = 0;  // FbOwe kOweNone / kOweAck / kOweNack
@@ -330,7 +349,8 @@ class Nic {
     std::array<uint64_t, 4> closed{};
   };
   struct Fb {  // a verdict's feedback to sue_tx
-    uint8_t port, peer, vc, owe, rop;
+    uint16_t peer;
+    uint8_t port, vc, owe, rop;
     uint16_t owe_psn, rapsn;
   };
   struct InFrame {
@@ -369,11 +389,16 @@ class Nic {
   uint32_t gate_closed_ = 0;  // bit port*4+cls: a gated class whose gate is closed (an update may open it)
   bool ub_ = false;           // the unpacker holds a frame
   uint32_t rec_ports_ = 0;    // bit p: port p holds accepted frames (rp_[p].rec not empty)
-  std::array<uint16_t, 4> unsent_mask_{};  // per VC: peers whose queue holds unsent commands
-  std::array<std::array<uint16_t, 4>, kMaxPorts> blk_{};  // [port][VC]: peers whose connection's window is full or in go-back-N
-  std::array<uint64_t, kMaxPorts> carry_{};  // [port]: the queues it may carry, as the peer masks of the four VCs in one word
-  std::array<uint64_t, 4> m_rtx_{}, m_owe_{};  // per connection
-  uint32_t owe_ports_ = 0;  // bit p: some connection of port p owes an ACK/NACK (m_owe_ & port_conns_[p])
+  unsigned n_rtx_ = 0;      // connections running a go-back-N (bits set in m_rtx_)
+  uint32_t owe_ports_ = 0;  // bit p: some connection of port p owes an ACK/NACK (its words of m_owe_)
+  // Peer sets are bit sets of KW_ words (peer i: bit i mod 64 of word i / 64); connection sets of
+  // CPW_ words per port (connection c = port * CP + peer * 4 + VC, CP a power of two >= 64, so a
+  // port's connections are whole words and ascending c is ascending (port, peer, VC)).
+  std::vector<uint64_t> unsent_;  // [VC * KW_ + w]: peers whose queue holds unsent commands
+  std::vector<uint64_t> blk_;     // [(port * 4 + VC) * KW_ + w]: peers whose connection's window is full or in go-back-N
+  std::vector<uint64_t> carry_;   // [(port * 4 + VC) * KW_ + w]: the peers whose queue the port may carry (strict: pinned to it)
+  std::vector<uint64_t> elig_;    // [VC * KW_ + w]: pick()'s scratch
+  std::vector<uint64_t> m_rtx_, m_owe_;  // [port * CPW_ + w]: connections in go-back-N; owing an ACK/NACK
   std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
   // The feedback of this edge's verdicts (one frame per port at most): sue_tx reads it at the next
   // edge, before anything else there touches what it writes, so edge() applies it as of x + 1 right
@@ -389,7 +414,7 @@ class Nic {
   static constexpr uint32_t kRtoGenMask = (1u << kRtoGenBits) - 1;
   struct Rto {
     Edge at;
-    uint32_t key;
+    uint64_t key;  // c << kRtoGenBits | generation
   };
   TimedRing<Rto, &Rto::at> rto_q_;
   TimedRing<Timed, &Timed::at> gate_upd_;  // credit updates: a = port*4+cls, b = limit
@@ -413,22 +438,15 @@ class Nic {
   std::array<uint32_t, 4> rr_peer_{};
   mutable std::array<Edge, kMaxPorts> owe_min_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: <= its earliest owed due edge
   mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
-  std::array<uint8_t, 64> pin_port_{};  // [peer * 4 + VC]: sue::pin_base (own + peer XPU id + VC) mod NumPorts
+  std::vector<uint8_t> pin_port_;  // [peer * 4 + VC]: sue::pin_base (own + peer XPU id + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, SD_, W_, DB_, db_sh_;
+  unsigned KW_ = 1, CP_ = 64, cp_sh_ = 6, CPW_ = 1;  // peer-set words; connections per port (padded), log2, words
   int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
   uint64_t gc_ = 1;     // port_gbps * clock_ps: ceil(ceil(8000 b / gbps) / clock) = ceil(8000 b / gc_)
   std::vector<Queue> q_;
-  // Command slots [q * QDepth + idx mod QDepth]: the commands in one array (a PDU's are contiguous
-  // modulo QDepth: copied into its frame in at most two ranges), their visibility edges in another
-  // (what the packing looks at).
-  std::vector<NicCmd> cmds_;
-  std::vector<Edge> vis_;
-  // [as cmds_]: the slot's PDU is acknowledged (unordered mode: a queue's PDUs on several connections
-  // may be acknowledged out of order; strict mode acknowledges from the head on and never sets it)
-  std::vector<uint8_t> acked_;
-  std::vector<Conn> conn_;
-  std::vector<Desc> desc_;          // [c * Window + psn mod Window]
-  std::vector<uint8_t> conn_port_;  // [connection]: its port (c / (NumPeers * 4))
+  std::vector<Conn> conn_;          // [c] (the padding connections of a port are never used)
+  std::vector<Desc> desc_;          // [Conn::desc + psn mod Window]: blocks of Window, one per connection that sent
+  std::vector<Edge> owe_due_;       // [c]: the edge its owed ACK/NACK is due
   std::vector<int16_t> peer_lut_;   // [XPU]: its lowest peer index, -1 (empty: peer ids too large, a search)
   // outputs
   std::vector<NicFrame> out_frames_;
@@ -438,14 +456,31 @@ class Nic {
   std::vector<NicCredit> out_cred_;
   std::array<TxPort, kMaxPorts> tp_{};
   std::array<RxPort, kMaxPorts> rp_{};
-  std::array<std::array<uint16_t, 4>, kMaxPorts> pin_mask_{};  // [port][VC]: peers pinned to the port (strict)
-  std::array<std::array<uint64_t, 4>, kMaxPorts> port_conns_{};  // [port]: its connections (a mask as m_rtx_)
-  std::vector<std::pair<Edge, uint32_t>> rto_due_;  // scratch of edge()
+  std::vector<std::pair<Edge, uint64_t>> rto_due_;  // scratch of edge()
   std::array<uint64_t, TxCnt::kNum> tcnt_{};
   std::array<uint64_t, RxCnt::kNum> rcnt_{};
-  std::array<Edge, 256> owe_due_{};  // [connection]: the edge its owed ACK/NACK is due
 
-  unsigned conn(unsigned p, unsigned i, unsigned v) const { return (p * K_ + i) * 4 + v; }
+  unsigned conn(unsigned p, unsigned i, unsigned v) const { return p << cp_sh_ | i << 2 | v; }
+  unsigned conn_port(unsigned c) const { return c >> cp_sh_; }
+  /// Bit of peer i in peer set `set` of a vector of peer sets (unsent_: the VC; blk_, carry_: port * 4 + VC).
+  size_t pbit(unsigned set, unsigned i) const { return static_cast<size_t>(set) * KW_ * 64 + i; }
+  static bool bit(const std::vector<uint64_t>& m, size_t b) { return (m[b >> 6] >> (b & 63)) & 1u; }
+  static void set_bit(std::vector<uint64_t>& m, size_t b) { m[b >> 6] |= 1ull << (b & 63); }
+  static void clr_bit(std::vector<uint64_t>& m, size_t b) { m[b >> 6] &= ~(1ull << (b & 63)); }
+  void set_rtx(unsigned c) {
+    if (!bit(m_rtx_, c)) set_bit(m_rtx_, c), ++n_rtx_;
+  }
+  void clr_rtx(unsigned c) {
+    if (bit(m_rtx_, c)) clr_bit(m_rtx_, c), --n_rtx_;
+  }
+  bool port_any(const std::vector<uint64_t>& m, unsigned p) const {  // a connection of port p in m
+    const uint64_t* w = &m[static_cast<size_t>(p) * CPW_];
+    for (unsigned k = 0; k < CPW_; ++k)
+      if (w[k]) return true;
+    return false;
+  }
+  Slot& slot(Queue& Q, uint32_t pos) { return Q.s[pos & Q.mask]; }
+  void grow(Queue& Q);  // doubles Q's block (at least 4 slots, at most Store)
   // The helpers below are declared inline (some always_inline: one call site, or two on the hot
   // path) so that advance() is one function: the library is built with -fPIC, where a plain member
   // function may be interposed and is never inlined. They are defined and used in nic.cpp only.
@@ -468,7 +503,7 @@ class Nic {
   COSIM_NIC_ALWAYS_INLINE void progress(unsigned c, uint16_t new_ack, Edge x);
   inline void go_back(unsigned c, uint16_t from, Edge x);
   inline void rto_arm(unsigned c, Edge x);
-  bool rto_live(uint32_t key) const {
+  bool rto_live(uint64_t key) const {
     const Conn& C = conn_[key >> kRtoGenBits];
     return (C.rto_gen & kRtoGenMask) == (key & kRtoGenMask) && C.ack_psn != C.npsn;
   }
@@ -483,7 +518,7 @@ class Nic {
   inline void after_start(Edge x);
   Edge port_ready(unsigned p) const;
   struct ReadyWords {  // what port_ready() reads of the whole instance, read once for a loop over the ports
-    uint64_t u;        // unsent queues: the four VCs' peer masks
+    bool u;            // some queue holds unsent commands
     uint32_t open;     // bit port*4+cls: gate open
     bool rtx;          // some connection runs a go-back-N
   };
@@ -509,15 +544,16 @@ inline bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
     ++tcnt_[TxCnt::cmd_overflow];
     return false;
   }
-  const size_t k = static_cast<size_t>(q) * SD_ + (Q.tail & (SD_ - 1));
-  cmds_[k] = cmd;
+  if (Q.tail - Q.head > Q.mask || !Q.s) grow(Q);
+  Slot& s = slot(Q, Q.tail);
+  s.cmd = cmd;
   const Edge vis = std::max(done + 1, now_);  // visible to the scheduler from the edge after it completes
-  vis_[k] = vis;
-  acked_[k] = 0;
+  s.vis = vis;
+  s.acked = 0;
   const bool first = Q.send == Q.tail;
   ++Q.tail;
   ++unsent_total_;
-  unsent_mask_[q & 3] |= static_cast<uint16_t>(1u << (q >> 2));
+  set_bit(unsent_, pbit(q & 3u, q >> 2));
   ++tcnt_[TxCnt::cmds_in];
   // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
   if (first) {  // strict: its pin port may take it once free

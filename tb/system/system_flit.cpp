@@ -80,6 +80,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
       sue::NicConfig nc;
       nc.tp = cfg_.tp;
       nc.own_xpuid = a;
+      nc.peer_xpuid.resize(K);
       for (unsigned i = 0; i < K; ++i) nc.peer_xpuid[i] = peering_->peer_id(a, m, i);
       nc.strict = cfg_.strict;
       nc.vc_weight = cfg_.vc_weight;

@@ -32,8 +32,9 @@ void declare(core::Schema& s) {
   s.add_choice("sue_config", "s4", kConfigs,
                "every instance follows this compiled parameterization: s1 (1 port, 256-bit XPU bus), s2 (2 ports, 512-bit), "
                "s4 (4 ports, 512-bit), lite (SUE Lite, 1 port)");
-  s.add_int("peers", 0, 0, 16,
-            "NumPeers of every instance (0: auto = the most peers an XPU needs, at most 16; with RTL blocks the compiled 4)");
+  s.add_int("peers", 0, 0, 1024,
+            "NumPeers of every instance (0: auto = the most peers an XPU needs: every other XPU with nic=flit, at most 16 "
+            "with the cycle-exact twins (1..16), the compiled 4 with RTL blocks)");
   s.add_int("qdepth", 0, 0, 256,
             "QDepth of every instance: XPU credits per {peer, VC}, back when a command is formed into a PDU; the store "
             "holds 8*QDepth slots (0: the compiled 32; C++ models only; power of 2)");
@@ -288,7 +289,14 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
     for (unsigned d : deg) need = std::max(need, d);
   }
   const unsigned peers = static_cast<unsigned>(s.i("peers"));
-  if (c.any_rtl()) {
+  c.flit = s.s("nic") == "flit";
+  if (c.flit) {
+    // sue::Nic addresses up to kNicMaxPeers XPUs: every XPU reaches every other on every instance.
+    c.tp.num_peers = peers ? peers : need;
+  } else if (peers > 16) {
+    throw core::UsageError(fmt::format("setting 'peers'={}: the cycle-exact twins hold at most 16 peers per instance "
+                                       "(allowed: 0..16 with nic=cycle, 0..{} with nic=flit)", peers, sue::kNicMaxPeers));
+  } else if (c.any_rtl()) {
     if (peers && peers != c.tp.num_peers)
       throw core::UsageError(fmt::format("setting 'peers'={} with RTL blocks: the compiled sue_config={} has NumPeers={} "
                                          "(allowed: 0 or {})", peers, c.variant, c.tp.num_peers, c.tp.num_peers));
@@ -312,7 +320,11 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
     (key[0] == 'q' ? c.tp.qdepth : c.tp.window) = v;
     (key[0] == 'q' ? c.rp.qdepth : c.rp.window) = v;
   }
-  if (std::string e = c.tp.validate(); !e.empty()) throw core::UsageError("sue_config: " + e);
+  {
+    sue::TxParams t = c.tp;  // nic=flit: NumPeers up to sue::kNicMaxPeers (checked above), the rest as the twins'
+    if (c.flit) t.num_peers = std::min(t.num_peers, 16u);
+    if (std::string e = t.validate(); !e.empty()) throw core::UsageError("sue_config: " + e);
+  }
 
   // Switch per plane.
   sw::Params& w = c.swp;
@@ -341,7 +353,6 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   if (c.topology == Topology::planes && c.nic_buf_cells < frame_cells)
     throw core::UsageError(fmt::format("setting 'nic_buf_cells'={} is below one largest frame (allowed: {}..32767)",
                                        c.nic_buf_cells, frame_cells));
-  c.flit = s.s("nic") == "flit";
   // Failures (docs/system.md "Plane failure"): what both kinds need, then each its own.
   auto failure = [&](const char* key, const std::string& v) {
     if (c.flit)

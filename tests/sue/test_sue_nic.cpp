@@ -28,7 +28,7 @@ NicConfig cfg_for(uint32_t own, uint32_t peer, unsigned ports = 1) {
   c.tp.num_peers = 1;
   c.tp.data_w = 512;
   c.own_xpuid = own;
-  c.peer_xpuid[0] = peer;
+  c.peer_xpuid = {peer};
   c.strict = true;
   c.port_gbps = 200;
   return c;
