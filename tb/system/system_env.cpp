@@ -367,6 +367,7 @@ void SystemBase::build_common() {
     }
   }
   xs_.resize(N);
+  pairs_seen_.assign((static_cast<size_t>(N) * N + 63) / 64, 0);
   fig_.win_start = cfg_.warmup_cycles;
   fig_.ar_steps = cfg_.pattern == Pattern::allreduce ? 2 * (N - 1) : 0;
   fig_.nic_credit_stall.assign(kClasses, 0);

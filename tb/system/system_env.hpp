@@ -399,6 +399,12 @@ class SystemBase {
   const core::Scoreboard& scoreboard() const { return sb_; }
   const std::vector<std::unique_ptr<sw::Switch>>& switches() const { return sw_; }
   const std::vector<XpuStats>& xpu_stats() const { return xs_; }
+  /// Ordered XPU pairs {src, dst} over which at least one command was delivered (the reach of the traffic).
+  uint64_t pairs_reached() const {
+    uint64_t n = 0;
+    for (uint64_t w : pairs_seen_) n += static_cast<uint64_t>(__builtin_popcountll(w));
+    return n;
+  }
   /// Commands received from the NICs by the XPUs.
   uint64_t delivered() const;
   /// Frames allocated (in a MAC, a link, a switch or a NIC receive queue).
@@ -553,6 +559,8 @@ class SystemBase {
     (vc == kRespVc ? fig_.lat_resp_ns : fig_.lat_req_ns).add(core::to_ns(static_cast<core::Ps>(lat) * cfg_.clock_ps));
     const uint64_t bytes = 20 + dlen;
     XpuStats& xr = xs_[xpu];
+    const size_t pr = static_cast<size_t>(src) * cfg_.xpus + xpu;
+    pairs_seen_[pr >> 6] |= 1ull << (pr & 63);
     ++xr.delivered;
     xr.delivered_bytes += bytes;
     if (x >= fig_.win_start && (traffic_ || x < fig_.win_end)) {
@@ -572,6 +580,7 @@ class SystemBase {
   std::unique_ptr<Peering> peering_;
   std::vector<uint32_t> perm_;
   std::vector<XpuStats> xs_;
+  std::vector<uint64_t> pairs_seen_;  // bit src * N + dst: a command of src reached dst
   std::vector<std::unique_ptr<sw::Switch>> sw_;
   std::vector<uint32_t> free_frames_;
   size_t live_frames_ = 0;

@@ -773,7 +773,9 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   tsb.header({"expected", "delivered", "lost", "duplicated", "corrupted", "reordered", "unexpected"});
   tsb.row({std::to_string(sb.expected), std::to_string(sb.matched), std::to_string(sb.lost), std::to_string(sb.duplicated),
            std::to_string(sb.corrupted), std::to_string(sb.reordered), std::to_string(sb.unexpected)});
-  out += tsb.str() + "\n";
+  out += tsb.str();
+  out += fmt::format("  reach: {} of the {} ordered XPU pairs delivered a command\n\n", sys.pairs_reached(),
+                     static_cast<uint64_t>(N) * (N - 1));
   uint64_t writes = 0, reads = 0, resps = 0, gen_stall = 0, cstall = 0;
   for (auto& x : sys.xpu_stats()) {
     writes += x.writes;
@@ -981,6 +983,7 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   j["topology"] = c.topology == Topology::planes ? "planes" : "mesh";
   j["num_peers"] = c.tp.num_peers;
   j["pairs_missing"] = pe.pairs_missing();
+  j["pairs_reached"] = sys.pairs_reached();
   j["cycles"] = r.cycles;
   j["traffic_cycles"] = traffic;
   j["drained"] = drained;

@@ -536,4 +536,101 @@ TEST(SueNic, NextEventNeverSkipsWork) {
   EXPECT_LT(ev.visits * 5, all.visits);
 }
 
+
+// One instance addresses any of 1,024 XPUs (docs/system.md "The flit NIC model": NumPeers up to
+// kNicMaxPeers): XPU 0 with every other XPU as a peer sends to each of them (several commands to a
+// few queues, beyond the first slot blocks, across both VCs and all 4 ports in strict and unordered
+// mode); 1,023 receivers answer with ACKs. Every command arrives once, in order per {src, VC}, at the
+// XPU its frame's AFH destination names, and XPU 0 ends with nothing queued or unacknowledged.
+TEST(SueNic, OneInstanceReachesEveryOneOf1024Xpus) {
+  for (bool strict : {true, false}) {
+    constexpr unsigned kN = 1024;
+    NicConfig a = cfg_for(0, 1, 4);
+    a.strict = strict;
+    a.tp.num_peers = kN - 1;
+    a.peer_xpuid.clear();
+    for (uint32_t x = 1; x < kN; ++x) a.peer_xpuid.push_back(x);
+    ASSERT_EQ(a.validate(), "");
+    std::vector<Nic> nic;
+    nic.reserve(kN);
+    nic.emplace_back(a);
+    for (uint32_t x = 1; x < kN; ++x) nic.emplace_back(cfg_for(x, 0, 4));
+    Nic& A = nic[0];
+    std::vector<unsigned> qcred(a.tp.nq(), a.tp.qdepth);
+    std::vector<std::vector<uint64_t>> want(kN * 2), got(kN * 2);  // [dst * 2 + vc]: tags
+    uint64_t tag = 0;
+    auto submit = [&](uint32_t dst, unsigned vc, uint16_t dlen, Edge at) {
+      const int q = A.queue_of(dst, vc);
+      ASSERT_GE(q, 0);
+      ASSERT_GT(qcred[static_cast<unsigned>(q)], 0u);
+      --qcred[static_cast<unsigned>(q)];
+      NicCmd c;
+      c.tag = ++tag;
+      c.digest = core::mix64(tag);
+      c.dlen = dlen;
+      c.vc = static_cast<uint8_t>(vc);
+      ASSERT_TRUE(A.submit(static_cast<unsigned>(q), c, at));
+      want[dst * 2 + vc].push_back(tag);
+    };
+    for (uint32_t x = 1; x < kN; ++x) submit(x, x & 1u, static_cast<uint16_t>(x % 257), 0);
+    for (uint32_t x : {2u, 511u, 1000u, 1023u})  // queues that grow past their first blocks (4, 8, 16 slots)
+      for (unsigned k = 0; k < 20; ++k) submit(x, 0, 64, 1 + k);
+    uint64_t frames_out = 0, bad_dst = 0;
+    Edge now = 0;
+    for (unsigned guard = 0; guard < 2000000; ++guard) {
+      Edge t = sue::kNoEdge;
+      for (Nic& n : nic) t = std::min(t, n.next_event());
+      if (t == sue::kNoEdge) break;
+      t = std::max(t, now);
+      for (uint32_t k = 0; k < kN; ++k) {
+        Nic& n = nic[k];
+        if (n.next_event() > t) continue;
+        n.advance(t);
+        for (NicFrame& f : n.frames()) {
+          ++frames_out;
+          if (f.dst >= kN || f.src != k || (k != 0 && f.dst != 0)) {
+            ++bad_dst;
+            continue;
+          }
+          const unsigned port = f.port;
+          const Edge at = f.eof + 50;
+          Nic& to = nic[f.dst];
+          to.receive(port, std::move(f), at);
+        }
+        for (const auto& d : n.deliveries()) {
+          got[k * 2 + d.cmd.vc].push_back(d.cmd.tag);
+          EXPECT_EQ(d.src, 0u);
+          EXPECT_EQ(d.cmd.digest, core::mix64(d.cmd.tag));
+          n.rx_credit(d.cmd.vc, d.first);
+        }
+        for (const auto& c : n.credits()) ++qcred[c.q];
+        n.clear_outputs();
+      }
+      now = t + 1;
+    }
+    EXPECT_EQ(bad_dst, 0u);
+    EXPECT_GT(frames_out, 2 * (kN - 1));  // a data frame to each and an ACK back at least
+    for (uint32_t x = 1; x < kN; ++x)
+      for (unsigned vc = 0; vc < 2; ++vc) ASSERT_EQ(got[x * 2 + vc], want[x * 2 + vc]) << "XPU " << x << " VC " << vc;
+    EXPECT_TRUE(A.idle());
+    for (unsigned q = 0; q < a.tp.nq(); ++q) {
+      ASSERT_EQ(A.q_count(q), 0u) << "queue " << q;
+      ASSERT_EQ(qcred[q], a.tp.qdepth) << "queue " << q;
+    }
+    EXPECT_EQ(A.tx_cnt()[TxCnt::cmds_sent], tag);
+    EXPECT_EQ(A.tx_cnt()[TxCnt::pdus_rtx], 0u);
+  }
+}
+
+TEST(SueNic, PeerCountBeyond1024OrATableOfTheWrongSizeIsRefused) {
+  NicConfig c = cfg_for(0, 1);
+  c.tp.num_peers = 1025;
+  c.peer_xpuid.assign(1025, 5);
+  EXPECT_NE(c.validate().find("NumPeers=1025 (allowed: 1..1024)"), std::string::npos) << c.validate();
+  c.tp.num_peers = 3;
+  c.peer_xpuid.assign(2, 5);
+  EXPECT_NE(c.validate().find("peer_xpuid has 2 entries (allowed: exactly NumPeers=3)"), std::string::npos) << c.validate();
+  EXPECT_THROW(Nic{c}, std::invalid_argument);
+}
+
 }  // namespace

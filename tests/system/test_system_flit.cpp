@@ -277,4 +277,45 @@ TEST(SystemFlit, RunsThroughTheTestbenchAndRefusesWhatItLacks) {
   }
 }
 
+// nic=flit has no peer tables: each instance addresses every other XPU (NumPeers = xpus - 1), so
+// uniform traffic at 64 XPUs reaches all 4,032 ordered pairs, where the cycle-exact twins (at most 16
+// peers per instance) reach the pairs of their 1-factorization only and say so.
+TEST(SystemFlit, UniformIsUniformOverAll64Xpus) {
+  const tb::Testbench* t = tb::find_testbench("system");
+  ASSERT_NE(t, nullptr);
+  auto cfg = [&](const std::vector<std::string>& sets) {
+    tb::RunConfig c;
+    c.testbench = "system";
+    c.seed = 4;
+    c.cycles = 4000;
+    c.settings = tb::default_settings(*t);
+    for (auto& x : sets) c.settings.assign(x);
+    return c;
+  };
+  const tb::RunResult f = tb::run_testbench(cfg({"nic=flit", "xpus=64"}));
+  ASSERT_TRUE(f.pass) << (f.failures.empty() ? "" : f.failures.front());
+  EXPECT_EQ(f.json["num_peers"].get<unsigned>(), 63u);
+  EXPECT_EQ(f.json["pairs_missing"].get<unsigned>(), 0u);
+  EXPECT_EQ(f.json["pairs_reached"].get<uint64_t>(), 64u * 63u);
+  EXPECT_NE(f.summary.find("reach: 4032 of the 4032 ordered XPU pairs"), std::string::npos);
+  EXPECT_EQ(f.summary.find("no instance in common"), std::string::npos);
+  // Every plane carries its share (a peer table would load some planes more: strict pins by XPU id).
+  EXPECT_LT(f.json["plane_imbalance"].get<double>(), 1.05);
+  const tb::RunResult c = tb::run_testbench(cfg({"xpus=64"}));
+  ASSERT_TRUE(c.pass) << (c.failures.empty() ? "" : c.failures.front());
+  EXPECT_EQ(c.json["num_peers"].get<unsigned>(), 16u);
+  EXPECT_GT(c.json["pairs_missing"].get<unsigned>(), 0u);
+  EXPECT_LT(c.json["pairs_reached"].get<uint64_t>(), 64u * 63u);
+  EXPECT_NE(c.summary.find("no instance in common"), std::string::npos);
+  // peers beyond the twins' 16 only with nic=flit, one line
+  try {
+    tb::run_testbench(cfg({"xpus=64", "peers=63"}));
+    ADD_FAILURE() << "no error for peers=63 with nic=cycle";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("setting 'peers'=63: the cycle-exact twins hold at most 16 peers"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(tb::run_testbench(cfg({"nic=flit", "xpus=64", "peers=63", "pattern=permutation"})).pass);
+}
+
 }  // namespace
