@@ -542,6 +542,9 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
     const uint64_t* u = &unsent_[static_cast<size_t>(v) * KW_];
     uint64_t* e = &elig_[static_cast<size_t>(v) * KW_];
     uint64_t any = 0;
+    for (unsigned w = 0; w < KW_; ++w) any |= u[w];
+    if (!any) continue;  // (e is not read for a VC outside lanes)
+    any = 0;
     if (c_.strict) {
       for (unsigned w = 0; w < KW_; ++w) e[w] = 0;
       for (uint32_t m = idle; m; m &= m - 1) {
@@ -706,8 +709,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
     // The PDU's slots first .. first + n - 1.
     Queue& Q = q_[q];
-    f.cmds.resize(n);
-    for (uint32_t k = 0; k < n; ++k) f.cmds[k] = slot(Q, first + k).cmd;
+    for (uint32_t k = 0; k < n; ++k) f.cmds.push_back(slot(Q, first + k).cmd);  // (f.cmds is empty)
   } else {
     chunks += 1;  // 80 00
   }
