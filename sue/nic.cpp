@@ -85,7 +85,6 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   CPW_ = CP_ / 64;
   NC_ = P_ * CP_;
   conn_.assign(NC_, {});
-  owe_due_.assign(NC_, 0);
   m_rtx_.assign(static_cast<size_t>(kMaxPorts) * CPW_, 0);
   m_owe_.assign(static_cast<size_t>(kMaxPorts) * CPW_, 0);
   unsent_.assign(static_cast<size_t>(4) * KW_, 0);
@@ -365,8 +364,7 @@ void Nic::apply_fb(const Fb& e, Edge x) {
     }
     if (before == kOweNone) C.owe_at = x;
     set_bit(m_owe_, c);
-    const Edge due = C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
-    owe_due_[c] = due;
+    const Edge due = owe_due(C);
     const unsigned p = conn_port(c);
     owe_ports_ |= 1u << p;
     owe_min_[p] = std::min(owe_min_[p], due);
@@ -420,7 +418,7 @@ Edge Nic::owe_ready(unsigned p) const {
     const uint64_t* pm = &m_owe_[static_cast<size_t>(p) * CPW_];
     Edge t = kNoEdge;
     for (unsigned w = 0; w < CPW_; ++w)
-      for (uint64_t o = pm[w]; o; o &= o - 1) t = std::min(t, owe_due_[(p << cp_sh_) + w * 64 + ctz64(o)]);
+      for (uint64_t o = pm[w]; o; o &= o - 1) t = std::min(t, owe_due(conn_[(p << cp_sh_) + w * 64 + ctz64(o)]));
     owe_min_[p] = t;
     owe_min_ok_[p] = true;
   }
@@ -516,7 +514,7 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
       for (unsigned w = 0; w < CPW_; ++w)
         for (uint64_t m = pm[w]; m; m &= m - 1) {
           const unsigned l = w * 64 + ctz64(m), v = l & 3u;
-          const Edge due = owe_due_[(p << cp_sh_) + l];
+          const Edge due = owe_due(conn_[(p << cp_sh_) + l]);
           nd = std::min(nd, due);
           if (due > x) {
             nf = std::min(nf, due);
@@ -720,9 +718,9 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     f.op = C.owe == kOweNack ? 2 : 1;
     f.apsn = C.owe_psn;
     ++tcnt_[C.owe == kOweNack ? TxCnt::nack_sent : TxCnt::ack_sent];
+    if (owe_due(C) <= owe_min_[p]) owe_min_ok_[p] = false;
     C.owe = kOweNone;
     clr_bit(m_owe_, c);
-    if (owe_due_[c] <= owe_min_[p]) owe_min_ok_[p] = false;
     if (!port_any(m_owe_, p)) owe_ports_ &= ~(1u << p);
   }
   f.packed = packed;

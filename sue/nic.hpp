@@ -446,7 +446,6 @@ class Nic {
   std::vector<Queue> q_;
   std::vector<Conn> conn_;          // [c] (the padding connections of a port are never used)
   std::vector<Desc> desc_;          // [Conn::desc + psn mod Window]: blocks of Window, one per connection that sent
-  std::vector<Edge> owe_due_;       // [c]: the edge its owed ACK/NACK is due
   std::vector<int16_t> peer_lut_;   // [XPU]: its lowest peer index, -1 (empty: peer ids too large, a search)
   // outputs
   std::vector<NicFrame> out_frames_;
@@ -462,6 +461,8 @@ class Nic {
 
   unsigned conn(unsigned p, unsigned i, unsigned v) const { return p << cp_sh_ | i << 2 | v; }
   unsigned conn_port(unsigned c) const { return c >> cp_sh_; }
+  /// The edge a connection's owed ACK/NACK is due: a NACK at once, an ACK after ack_delay.
+  Edge owe_due(const Conn& C) const { return C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay; }
   /// Bit of peer i in peer set `set` of a vector of peer sets (unsent_: the VC; blk_, carry_: port * 4 + VC).
   size_t pbit(unsigned set, unsigned i) const { return static_cast<size_t>(set) * KW_ * 64 + i; }
   static bool bit(const std::vector<uint64_t>& m, size_t b) { return (m[b >> 6] >> (b & 63)) & 1u; }
