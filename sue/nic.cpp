@@ -363,7 +363,7 @@ void Nic::apply_fb(const Fb& e, Edge x) {
       C.owe_psn = e.owe_psn;
     }
     if (before == kOweNone) C.owe_at = x;
-    set_bit(m_owe_, c);
+    set_owe(c);
     const Edge due = owe_due(C);
     const unsigned p = conn_port(c);
     owe_ports_ |= 1u << p;
@@ -405,8 +405,10 @@ inline Edge Nic::port_ready(unsigned p, const ReadyWords& k) const {
       const uint64_t* u = &unsent_[static_cast<size_t>(v) * KW_];
       const uint64_t* cr = &carry_[static_cast<size_t>(p * 4 + v) * KW_];
       const uint64_t* b = &blk_[static_cast<size_t>(p * 4 + v) * KW_];
-      for (unsigned w = 0; w < KW_; ++w)
+      for (uint64_t sm = unsent_sum_[v]; sm; sm &= sm - 1) {
+        const unsigned w = ctz64(sm);
         if (u[w] & cr[w] & ~b[w]) return 0;
+      }
     }
   return owe_ready(p);
 }
@@ -417,8 +419,10 @@ Edge Nic::owe_ready(unsigned p) const {
   if (!owe_min_ok_[p]) {  // a lower bound of the owed due edges of the port; exact once recomputed
     const uint64_t* pm = &m_owe_[static_cast<size_t>(p) * CPW_];
     Edge t = kNoEdge;
-    for (unsigned w = 0; w < CPW_; ++w)
+    for (uint64_t sm = owe_sum_[p]; sm; sm &= sm - 1) {
+      const unsigned w = ctz64(sm);
       for (uint64_t o = pm[w]; o; o &= o - 1) t = std::min(t, owe_due(conn_[(p << cp_sh_) + w * 64 + ctz64(o)]));
+    }
     owe_min_[p] = t;
     owe_min_ok_[p] = true;
   }
@@ -511,9 +515,9 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
         nf = std::min(nf, lo);
         continue;
       }
-      for (unsigned w = 0; w < CPW_; ++w)
-        for (uint64_t m = pm[w]; m; m &= m - 1) {
-          const unsigned l = w * 64 + ctz64(m), v = l & 3u;
+      for (uint64_t sm = owe_sum_[p]; sm; sm &= sm - 1)
+        for (uint64_t m = pm[ctz64(sm)]; m; m &= m - 1) {
+          const unsigned l = ctz64(sm) * 64 + ctz64(m), v = l & 3u;
           const Edge due = owe_due(conn_[(p << cp_sh_) + l]);
           nd = std::min(nd, due);
           if (due > x) {
@@ -539,22 +543,24 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
   for (unsigned v = 0; v < 4; ++v) {
     const uint64_t* u = &unsent_[static_cast<size_t>(v) * KW_];
     uint64_t* e = &elig_[static_cast<size_t>(v) * KW_];
+    const uint64_t us = unsent_sum_[v];
+    if (!us) continue;  // (e is not read for a VC outside lanes)
     uint64_t any = 0;
-    for (unsigned w = 0; w < KW_; ++w) any |= u[w];
-    if (!any) continue;  // (e is not read for a VC outside lanes)
-    any = 0;
+    for (unsigned w = 0; w < KW_; ++w) e[w] = 0;
     if (c_.strict) {
-      for (unsigned w = 0; w < KW_; ++w) e[w] = 0;
       for (uint32_t m = idle; m; m &= m - 1) {
         const unsigned p = ctz64(m);
         if (!((open >> (p * 4 + v)) & 1u)) continue;
         const uint64_t* cr = &carry_[static_cast<size_t>(p * 4 + v) * KW_];
         const uint64_t* b = &blk_[static_cast<size_t>(p * 4 + v) * KW_];
-        for (unsigned w = 0; w < KW_; ++w) e[w] |= cr[w] & ~b[w];
+        for (uint64_t sm = us; sm; sm &= sm - 1) {
+          const unsigned w = ctz64(sm);
+          e[w] |= u[w] & cr[w] & ~b[w];
+        }
       }
-      for (unsigned w = 0; w < KW_; ++w) any |= e[w] &= u[w];
+      for (uint64_t sm = us; sm; sm &= sm - 1) any |= e[ctz64(sm)];
     } else {
-      for (unsigned w = 0; w < KW_; ++w) any |= e[w] = u[w];
+      for (uint64_t sm = us; sm; sm &= sm - 1) any |= e[ctz64(sm)] = u[ctz64(sm)];
     }
     if (any) lanes |= 1u << v;
   }
@@ -677,7 +683,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     // bytes): one per edge from x + 1 in the twin; handed out now, stamped with the first.
     for (uint32_t k = 0; k < n; ++k) out_cred_.push_back({static_cast<uint16_t>(q), x + 1});
     unsent_total_ -= n;
-    if (Q.send == Q.tail) clr_bit(unsent_, pbit(v, i));
+    if (Q.send == Q.tail) clr_unsent(v, i);
     T.out_bytes += packed;
     ++tcnt_[TxCnt::pdus_new];
     tcnt_[TxCnt::cmds_sent] += n;
@@ -720,8 +726,8 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     ++tcnt_[C.owe == kOweNack ? TxCnt::nack_sent : TxCnt::ack_sent];
     if (owe_due(C) <= owe_min_[p]) owe_min_ok_[p] = false;
     C.owe = kOweNone;
-    clr_bit(m_owe_, c);
-    if (!port_any(m_owe_, p)) owe_ports_ &= ~(1u << p);
+    clr_owe(c);
+    if (!owe_sum_[p]) owe_ports_ &= ~(1u << p);
   }
   f.packed = packed;
   f.bytes = frame_len(packed);

@@ -399,6 +399,9 @@ class Nic {
   std::vector<uint64_t> carry_;   // [(port * 4 + VC) * KW_ + w]: the peers whose queue the port may carry (strict: pinned to it)
   std::vector<uint64_t> elig_;    // [VC * KW_ + w]: pick()'s scratch
   std::vector<uint64_t> m_rtx_, m_owe_;  // [port * CPW_ + w]: connections in go-back-N; owing an ACK/NACK
+  // Summaries that spare the scans of empty words (KW_ <= 16, CPW_ <= 64): bit w is set iff word w is not 0.
+  std::array<uint64_t, 4> unsent_sum_{};         // [VC]: the words of unsent_
+  std::array<uint64_t, kMaxPorts> owe_sum_{};    // [port]: the port's words of m_owe_
   std::array<Edge, kMaxPorts> rx_due_{{kNoEdge, kNoEdge, kNoEdge, kNoEdge}};  // [port]: see rx_upd()
   // The feedback of this edge's verdicts (one frame per port at most): sue_tx reads it at the next
   // edge, before anything else there touches what it writes, so edge() applies it as of x + 1 right
@@ -468,6 +471,22 @@ class Nic {
   static bool bit(const std::vector<uint64_t>& m, size_t b) { return (m[b >> 6] >> (b & 63)) & 1u; }
   static void set_bit(std::vector<uint64_t>& m, size_t b) { m[b >> 6] |= 1ull << (b & 63); }
   static void clr_bit(std::vector<uint64_t>& m, size_t b) { m[b >> 6] &= ~(1ull << (b & 63)); }
+  void set_unsent(unsigned v, unsigned i) {
+    set_bit(unsent_, pbit(v, i));
+    unsent_sum_[v] |= 1ull << (i >> 6);
+  }
+  void clr_unsent(unsigned v, unsigned i) {
+    clr_bit(unsent_, pbit(v, i));
+    if (!unsent_[static_cast<size_t>(v) * KW_ + (i >> 6)]) unsent_sum_[v] &= ~(1ull << (i >> 6));
+  }
+  void set_owe(unsigned c) {
+    set_bit(m_owe_, c);
+    owe_sum_[c >> cp_sh_] |= 1ull << ((c & (CP_ - 1)) >> 6);
+  }
+  void clr_owe(unsigned c) {
+    clr_bit(m_owe_, c);
+    if (!m_owe_[c >> 6]) owe_sum_[c >> cp_sh_] &= ~(1ull << ((c & (CP_ - 1)) >> 6));
+  }
   void set_rtx(unsigned c) {
     if (!bit(m_rtx_, c)) set_bit(m_rtx_, c), ++n_rtx_;
   }
@@ -554,7 +573,7 @@ inline bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   const bool first = Q.send == Q.tail;
   ++Q.tail;
   ++unsent_total_;
-  set_bit(unsent_, pbit(q & 3u, q >> 2));
+  set_unsent(q & 3u, q >> 2);
   ++tcnt_[TxCnt::cmds_in];
   // Behind other unsent commands it changes nothing the scheduler waits for (the queue's head does).
   if (first) {  // strict: its pin port may take it once free
