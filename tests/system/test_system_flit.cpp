@@ -195,7 +195,10 @@ TEST(SystemFlit, EventDrivenEqualsPolling) {
            {"xpus=6", "sink_delay=30", "rx_credits=2", "load=0.9", "drop_prob=0.01", "rto=3000"},
            // Bad FCS: NACKs owed at once, due before the feedback reaches sue_tx (the wake at that edge).
            {"xpus=12", "fer=0.005", "mode=unordered"},
-           {"xpus=8", "fer=0.003", "load=0.8"}}) {
+           {"xpus=8", "fer=0.003", "load=0.8"},
+           // More than 64 peers: the peer sets span two words, a port's connections 512 (8 words).
+           {"xpus=72", "load=0.9", "mode=unordered", "fer=0.001"},
+           {"xpus=72", "load=1", "read_ratio=0.5"}}) {
     SysConfig c = sysconf(7, sets);
     const Fig a = run_flit(c, 6000);
     c.flit_poll = true;
