@@ -412,7 +412,7 @@ class Nic {
   // same timeout, so the deadlines come in order and a FIFO is the min-heap (ties: by key, at firing).
   // A timer is live while its generation is the connection's: 24 bits, because a connection re-arms
   // on every ACK, hundreds of times within one RTO (8 bits let a stale timer match a later arm and
-  // fire a false RTO). Connections: at most 4 ports x 16 peers x 4 VCs = 256, the 8 bits above.
+  // fire a false RTO). Connections: at most 4 ports x CP (4,096 at 1,024 peers) = 16,384, the 14 bits above.
   static constexpr unsigned kRtoGenBits = 24;
   static constexpr uint32_t kRtoGenMask = (1u << kRtoGenBits) - 1;
   struct Rto {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/tb_run.hpp"
 #include "common/testbench.hpp"
 #include "core/settings.hpp"
 #include "system/system_flit.hpp"
@@ -94,19 +95,6 @@ Fig run_flit(const SysConfig& c, uint64_t traffic) {
   const bool drained = sys.idle();
   sys.finish();
   return figures_of(sys, drained);
-}
-
-// A run of the `system` testbench: its defaults and these settings.
-tb::RunConfig run_config(uint64_t seed, uint64_t cycles, const std::vector<std::string>& sets) {
-  const tb::Testbench* t = tb::find_testbench("system");
-  EXPECT_NE(t, nullptr);
-  tb::RunConfig c;
-  c.testbench = "system";
-  c.seed = seed;
-  c.cycles = cycles;
-  c.settings = tb::default_settings(*t);
-  for (auto& x : sets) c.settings.assign(x);
-  return c;
 }
 
 double mean(const std::vector<double>& v) {
@@ -248,7 +236,7 @@ TEST(SystemFlit, EveryPatternClean) {
 // Through the testbench: `cosim run system --set nic=flit` passes, says which NIC model ran (the
 // summary and JSON "nic"), and what the flit model does not have is refused with one line.
 TEST(SystemFlit, RunsThroughTheTestbenchAndRefusesWhatItLacks) {
-  auto cfg = [](const std::vector<std::string>& sets) { return run_config(2, 4000, sets); };
+  auto cfg = [](const std::vector<std::string>& sets) { return tb_test::run_config("system", 2, 4000, sets); };
   const tb::RunResult r = tb::run_testbench(cfg({"nic=flit", "read_ratio=0.5"}));
   ASSERT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures.front()) << "\n" << r.summary;
   EXPECT_EQ(r.json["nic"].get<std::string>(), "flit");
@@ -287,7 +275,7 @@ TEST(SystemFlit, RunsThroughTheTestbenchAndRefusesWhatItLacks) {
 // uniform traffic at 64 XPUs reaches all 4,032 ordered pairs, where the cycle-exact twins (at most 16
 // peers per instance) reach the pairs of their 1-factorization only and say so.
 TEST(SystemFlit, UniformIsUniformOverAll64Xpus) {
-  auto cfg = [](const std::vector<std::string>& sets) { return run_config(4, 4000, sets); };
+  auto cfg = [](const std::vector<std::string>& sets) { return tb_test::run_config("system", 4, 4000, sets); };
   const tb::RunResult f = tb::run_testbench(cfg({"nic=flit", "xpus=64"}));
   ASSERT_TRUE(f.pass) << (f.failures.empty() ? "" : f.failures.front());
   EXPECT_EQ(f.json["num_peers"].get<unsigned>(), 63u);
