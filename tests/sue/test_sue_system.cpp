@@ -146,7 +146,7 @@ TEST(SueSystem, ChosenDropsNackGoBackN) {
   EXPECT_GT(tx(r, "pdus_rtx"), 0u);
 }
 
-// Zero load: the contract's pipeline figures (TX 5 cycles command -> first beat,
+// Zero load: the contract's pipeline figures (TX 4 cycles command -> first beat,
 // RX 5 cycles eof taken -> first command out) measured through the whole system;
 // the wave holds every signal of waves/sue_system.gtkw.
 TEST(SueSystem, ZeroLoadPipelineAndWaves) {
@@ -154,7 +154,7 @@ TEST(SueSystem, ZeroLoadPipelineAndWaves) {
   std::filesystem::remove(w);
   auto r = run(8, 4000, {"load=0.01", "dlen_max=0"}, w);
   expect_clean(r, 20);
-  EXPECT_EQ(r.json["pipeline_cycles"]["tx_min"].get<double>(), 5.0);
+  EXPECT_EQ(r.json["pipeline_cycles"]["tx_min"].get<double>(), 4.0);
   EXPECT_EQ(r.json["pipeline_cycles"]["rx_min"].get<double>(), 5.0);
   expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/sue_system.gtkw", w);
 }
