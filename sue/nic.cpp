@@ -721,7 +721,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   const uint64_t rest = lnf > kRow ? (static_cast<uint64_t>(lnf - kRow) * 8000 + gc_ - 1) / gc_ : 0;
   f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), T.mac_at);
   f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + rest, x + chunks + 2});  // last chunk at x + chunks
-  T.free_at = f.eof - (beats > 1 ? 2 : 1);  // the next job: at the second-to-last beat's load, or the eof's
+  T.free_at = f.eof - (beats > 2 ? 2 : beats - 1);  // the next job: at the load of the last or second-to-last beat, not the sof
   T.mac_at = f.sof + ceil_edge(ser_ps(f.bytes + kWireOverhead) - row_ps_);
   if (v < c_.gate_classes) {
     T.used[v] = static_cast<uint16_t>(T.used[v] + (f.bytes + 127) / 128);

@@ -419,11 +419,11 @@ void TxModel::tick(const TxIn& in) {
   std::array<bool, kMaxPorts> idle{};
   bool any_ok_port = false;
   for (unsigned p = 0; p < NP; ++p) {
-    // Idle, or all chunks appended and loading the frame's last or second-to-last beat at this edge
-    // (docs/sue.md step 5, "End").
+    // Idle, or all chunks appended and loading the frame's last or second-to-last beat, not its sof
+    // beat, at this edge (docs/sue.md step 5, "End").
     const Builder& b = bld_[p];
     const bool out_free = !((out_.mac_tx_valid >> p) & 1u) || ((ready >> p) & 1u);
-    idle[p] = !b.busy || (b.phase == kPhDone && b.acc_n <= 64 && out_free);
+    idle[p] = !b.busy || (b.phase == kPhDone && !b.first_beat && b.acc_n <= 64 && out_free);
     any_ok_port = any_ok_port || (live[p] && idle[p]);
   }
   auto ok = [&](unsigned p, unsigned v) { return live[p] && idle[p] && ((credit_ok >> (p * 4 + v)) & 1u); };

@@ -315,7 +315,7 @@ module sue_tx #(
 
   // ---------------------------------------------------------------- C1: port status
   // idle: the builder has no job, or has appended all its chunks and loads the frame's last or
-  // second-to-last beat at this edge (step 5, "End")
+  // second-to-last beat, not its sof beat, at this edge (step 5, "End")
   logic [NumPorts-1:0] idle;
   always_comb begin
     any_live = 1'b0;
@@ -323,7 +323,8 @@ module sue_tx #(
     for (int p = NumPorts - 1; p >= 0; p--) begin
       live[p] = !dead_q[p] && port_up_i[p];
       dies[p] = !dead_q[p] && !port_up_i[p];
-      idle[p] = !busy_q[p] || (ph_q[p*3 +: 3] == PhDone && accn_q[p*8 +: 8] <= 8'd64 && (!mv_q[p] || mac_tx_ready_i[p]));
+      idle[p] = !busy_q[p] || (ph_q[p*3 +: 3] == PhDone && !fbeat_q[p] && accn_q[p*8 +: 8] <= 8'd64 &&
+                               (!mv_q[p] || mac_tx_ready_i[p]));
       if (live[p]) begin
         any_live = 1'b1;
         fo_port  = 2'(p);

@@ -982,7 +982,7 @@ TEST(SueTxModel, LiteFrameAndNoTransport) {
 // (frame, pad, FCS, preamble and IPG), in SUE and SUE Lite. The old builder (a header chunk, an op
 // chunk and then 32-byte data chunks, one per edge, and two idle edges between jobs) fails every
 // case: s1 27.38 / 29.10 / 30.11 / 26.21 and Lite 25.95 / 27.00 / 27.68 / 25.00 wire bytes per edge
-// for 64 / 128 / 256 bytes / the mix (measured with this stimulus, one queue).
+// for 64 / 128 / 256 bytes / the mix (measured with this stimulus).
 TEST(SueTxModel, LineRateOnePort400G) {
   for (unsigned profile : {0u, 1u}) {
     const TxParams p = params(profile, 1);
