@@ -625,7 +625,8 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
     return false;
   }
   // Packing: the largest n of the commands present now with sum(20 + dlen) <= MaxPack (and their
-  // builder chunks: an op header, then one per DataW/8 bytes of data).
+  // builder chunks: one per XPU beat, max(1, ceil(dlen / (DataW/8))), the op header and control
+  // riding with the first data beat).
   unsigned n = 0, chunks = 0;
   uint32_t packed = 0;
   for (uint32_t s = Q.send; s != Q.tail && n < room; ++s) {
@@ -634,7 +635,7 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
     const uint32_t b = kOpBytes + dlen;
     if (packed + b > c_.tp.max_pack) break;
     packed += b;
-    chunks += 1 + ((dlen + DB_ - 1) >> db_sh_);
+    chunks += dlen ? (dlen + DB_ - 1) >> db_sh_ : 1;
     ++n;
   }
   rr_peer_[v] = i + 1 == K_ ? 0 : i + 1;
@@ -708,7 +709,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     packed = static_cast<uint32_t>(kOpHeaderBytes);
     ++tcnt_[TxCnt::ack_only];
   }
-  unsigned chunks = 2 + cmd_chunks;  // header + trailer + the commands'
+  unsigned chunks = cmd_chunks + 1;  // the commands' (the header rides with the first) + the trailer
   if (n) {
     if (f.cmds.capacity() < n) f.cmds.reserve(std::max<size_t>(n, 8));  // recycled vectors soon fit any frame
     // The PDU's slots first .. first + n - 1.
@@ -741,8 +742,8 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
   // (ceil_edge(ser_ps(lnf - 32)))
   const uint64_t rest = lnf > kRow ? (static_cast<uint64_t>(lnf - kRow) * 8000 + gc_ - 1) / gc_ : 0;
   f.sof = std::max<Edge>(x + c_.tx_pipeline + (kind == kJobAck ? 1 : 0), T.mac_at);
-  f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + rest, x + chunks + 1});
-  T.free_at = f.eof;
+  f.eof = std::max<Edge>({f.sof + beats - 1, f.sof + rest, x + chunks + 2});  // last chunk at x + chunks
+  T.free_at = f.eof - (beats > 2 ? 2 : beats - 1);  // the next job: at the load of the last or second-to-last beat, not the sof
   T.mac_at = f.sof + ceil_edge(ser_ps(f.bytes + kWireOverhead) - row_ps_);
   if (v < c_.gate_classes) {
     T.used[v] = static_cast<uint16_t>(T.used[v] + (f.bytes + 127) / 128);

@@ -102,7 +102,7 @@ struct NicConfig {
   unsigned gate_classes = 0;
   uint32_t gate_init_cells = 0, gate_mtu_cells = 0;
   // Calibration of the zero-load pipeline (docs/sue.md "Clock and rates"; measured on the cycle-exact blocks).
-  unsigned tx_pipeline = 4;  ///< job-start edge -> first beat taken by the MAC (command complete -> first beat: 5)
+  unsigned tx_pipeline = 3;  ///< job-start edge -> first beat taken by the MAC (command complete -> first beat: 4)
   /// Testing: work at every edge (next_event() is always the next edge and the scheduler looks every
   /// edge) instead of only where an event is due. Outputs must be identical either way.
   bool poll = false;

@@ -28,7 +28,9 @@ constexpr const char* kCounterNames[TxCnt::kNum] = {
 // Job kinds (job.kind).
 enum : uint32_t { kJobData = 0, kJobEmpty = 1 };
 // Builder chunk phases.
-enum : uint32_t { kPhHdr = 0, kPhOp = 1, kPhData = 2, kPhEmpty = 3, kPhTrl = 4, kPhDone = 5 };
+// kPhHdr: the first chunk (header and the first command chunk, or 80 00); kPhOp: a command chunk;
+// kPhData: a data chunk after a command's first data beat.
+enum : uint32_t { kPhHdr = 0, kPhOp = 1, kPhData = 2, kPhTrl = 4, kPhDone = 5 };
 constexpr uint32_t kOweNoneV = 0, kOweAckV = 1, kOweNackV = 2;
 
 bool pow2(unsigned x) { return x && !(x & (x - 1)); }
@@ -417,7 +419,11 @@ void TxModel::tick(const TxIn& in) {
   std::array<bool, kMaxPorts> idle{};
   bool any_ok_port = false;
   for (unsigned p = 0; p < NP; ++p) {
-    idle[p] = !bld_[p].busy;
+    // Idle, or all chunks appended and loading the frame's last or second-to-last beat, not its sof
+    // beat, at this edge (docs/sue.md step 5, "End").
+    const Builder& b = bld_[p];
+    const bool out_free = !((out_.mac_tx_valid >> p) & 1u) || ((ready >> p) & 1u);
+    idle[p] = !b.busy || (b.phase == kPhDone && !b.first_beat && b.acc_n <= 64 && out_free);
     any_ok_port = any_ok_port || (live[p] && idle[p]);
   }
   auto ok = [&](unsigned p, unsigned v) { return live[p] && idle[p] && ((credit_ok >> (p * 4 + v)) & 1u); };
@@ -673,6 +679,7 @@ void TxModel::tick(const TxIn& in) {
     if (dies[p]) {
       if (lite && b.busy) mark_acked(b.job.i * 4 + b.job.v, b.job.first, b.job.n_cmd);  // lost
       b.busy = false;
+      b.eof_held = false;
       b.acc_n = 0;
       std::fill(b.acc.begin(), b.acc.end(), 0);
       out_.mac_tx_valid &= ~(1u << p);
@@ -683,35 +690,39 @@ void TxModel::tick(const TxIn& in) {
       continue;
     }
     const uint32_t acc_n_q = b.acc_n, phase_q = b.phase, k_q = b.k, j_q = b.j, crc_q = b.crc;
-    const bool all = phase_q == kPhDone;
+    const bool all = phase_q == kPhDone, held_q = b.eof_held;
     uint32_t take = 0;
-    if (out_free && (acc_n_q >= 32 || (all && acc_n_q > 0))) {
+    // With eof_held, acc holds the previous frame's eof beat: it goes first, and the job's first chunk
+    // only with it.
+    if (out_free && (held_q || acc_n_q >= 32 || (all && acc_n_q > 0))) {
       const uint32_t m = std::min<uint32_t>(32, acc_n_q);
+      const bool sof = b.first_beat && !held_q;
       std::array<uint8_t, 32> beat{};
       std::copy(b.acc.begin(), b.acc.begin() + m, beat.begin());
-      if (lite && b.first_beat) {
+      if (lite && sof) {
         const auto& a = b.acc;
         beat[1] = a[6], beat[2] = a[7], beat[3] = a[8], beat[4] = a[1], beat[5] = a[2], beat[6] = a[3];
         beat[7] = a[9], beat[8] = a[10], beat[9] = a[11], beat[10] = a[4], beat[11] = a[5];
       }
-      const bool eof = all && acc_n_q <= 32;
+      const bool eof = held_q || (all && acc_n_q <= 32);
       if (m != 32 && !eof) fail("nbytes != 32 on a beat that is not eof");
       out_.mac_tx_data[p] = beat;
       out_.mac_tx_valid |= 1u << p;
-      out_.mac_tx_sof = (out_.mac_tx_sof & ~(1u << p)) | (uint32_t(b.first_beat) << p);
+      out_.mac_tx_sof = (out_.mac_tx_sof & ~(1u << p)) | (uint32_t(sof) << p);
       out_.mac_tx_eof = (out_.mac_tx_eof & ~(1u << p)) | (uint32_t(eof) << p);
       out_.mac_tx_nbytes[p] = m;
-      b.first_beat = false;
+      if (!held_q) b.first_beat = false;
+      b.eof_held = false;
       take = m;
-      if (eof) {
+      if (eof && !held_q) {
         b.busy = false;
         if (lite) mark_acked(b.job.i * 4 + b.job.v, b.job.first, b.job.n_cmd);
       }
     } else if (out_free) {
       out_.mac_tx_valid &= ~(1u << p);
     }
-    // Next chunk.
-    std::array<uint8_t, 64> ch{};
+    // Next chunk (docs/sue.md step 5: the first chunk is the header and the first command chunk).
+    std::array<uint8_t, 128> ch{};
     uint32_t s = 0, crc_from = 0, nphase = phase_q, nk = k_q, nj = j_q;
     bool crc_it = !lite;
     const Job& J = b.job;
@@ -723,6 +734,29 @@ void TxModel::tick(const TxIn& in) {
       } else {
         nphase = lite ? kPhDone : kPhTrl;
       }
+    };
+    // n bytes of data beat j of slot si at ch[at] (a slot never written holds zeros: ch is 0).
+    auto data_bytes = [&](uint32_t si, uint32_t j, uint32_t n, uint32_t at) {
+      if (Q.data.empty()) return;
+      const uint8_t* src = Q.data.data() + size_t(si) * SB + j * DB;
+      std::copy(src, src + n, ch.begin() + at);
+    };
+    // Command chunk of command k at ch[at]: op header, 18 control bytes and the first min(DB, dlen)
+    // data bytes (data beat 0). Returns its size and sets the position after it.
+    auto cmd_chunk = [&](uint32_t k, uint32_t at) -> uint32_t {
+      const uint32_t si = (J.first + k) & smask;
+      const Slot& sl = Q.slot[si];
+      const uint32_t hdr = (k + 1 == J.n_cmd ? 0x8000u : 0u) | (18 + sl.dlen);
+      ch[at] = static_cast<uint8_t>(hdr >> 8), ch[at + 1] = static_cast<uint8_t>(hdr);
+      std::copy(sl.ctrl.begin(), sl.ctrl.end(), ch.begin() + at + 2);
+      const uint32_t d = std::min<uint32_t>(DB, sl.dlen);
+      data_bytes(si, 0, d, at + 20);
+      if (sl.dlen > DB) {
+        nphase = kPhData, nk = k, nj = 1;
+      } else {
+        after_cmd(k);
+      }
+      return 20 + d;
     };
     switch (phase_q) {
       case kPhHdr: {
@@ -763,35 +797,23 @@ void TxModel::tick(const TxIn& in) {
           std::copy(h, h + 6, ch.begin());
           s = 6;
         }
-        if (J.n_cmd == 0) {
-          nphase = kPhEmpty;
+        if (J.n_cmd == 0) {  // the empty PDU: 80 00
+          ch[s] = 0x80, ch[s + 1] = 0x00;
+          s += 2;
+          nphase = lite ? kPhDone : kPhTrl;
         } else {
-          nphase = kPhOp, nk = 0, nj = 0;
+          s += cmd_chunk(0, s);
         }
         break;
       }
-      case kPhOp: {
-        const Slot& sl = Q.slot[(J.first + k_q) & smask];
-        const uint32_t hdr = (k_q + 1 == J.n_cmd ? 0x8000u : 0u) | (18 + sl.dlen);
-        ch[0] = static_cast<uint8_t>(hdr >> 8), ch[1] = static_cast<uint8_t>(hdr);
-        std::copy(sl.ctrl.begin(), sl.ctrl.end(), ch.begin() + 2);
-        s = 20;
-        if (sl.dlen > 0) {
-          nphase = kPhData, nj = 0;
-        } else {
-          after_cmd(k_q);
-        }
+      case kPhOp:
+        s = cmd_chunk(k_q, 0);
         break;
-      }
       case kPhData: {
         const uint32_t si = (J.first + k_q) & smask;
-        const Slot& sl = Q.slot[si];
-        const uint32_t rem = sl.dlen - j_q * DB;
+        const uint32_t rem = Q.slot[si].dlen - j_q * DB;
         s = std::min<uint32_t>(DB, rem);
-        if (!Q.data.empty()) {  // never written: zeros (ch is 0)
-          const uint8_t* src = Q.data.data() + size_t(si) * SB + j_q * DB;
-          std::copy(src, src + s, ch.begin());
-        }
+        data_bytes(si, j_q, s, 0);
         if (rem > DB) {
           nj = j_q + 1;
         } else {
@@ -799,11 +821,6 @@ void TxModel::tick(const TxIn& in) {
         }
         break;
       }
-      case kPhEmpty:
-        ch[0] = 0x80, ch[1] = 0x00;
-        s = 2;
-        nphase = lite ? kPhDone : kPhTrl;
-        break;
       case kPhTrl: {
         const uint32_t v = crc_q ^ 0xffffffffu;
         ch[0] = static_cast<uint8_t>(v >> 24), ch[1] = static_cast<uint8_t>(v >> 16);
@@ -823,7 +840,7 @@ void TxModel::tick(const TxIn& in) {
       std::fill(b.acc.end() - take, b.acc.end(), 0);
     }
     uint32_t acc_n = base;
-    if (s > 0 && base + s <= ACC) {
+    if (s > 0 && base + s <= ACC && (!held_q || take > 0)) {
       std::copy(ch.begin(), ch.begin() + s, b.acc.begin() + base);
       acc_n = base + s;
       if (crc_it) b.crc = crc_upd(crc_q, ch.data() + crc_from, s - crc_from);
@@ -832,13 +849,17 @@ void TxModel::tick(const TxIn& in) {
     b.acc_n = acc_n;
   }
 
-  // Job start (step 4's job; the builder was idle, so step 5 did nothing to it).
+  // Job start (step 4's job; the builder was idle, or step 5 has loaded its eof or second-to-last beat).
   if (job_port >= 0) {
     const unsigned p = job_port;
     if (!live[p]) fail("a job starts on a dead port");
     if (!((credit_ok >> (p * 4 + job.v)) & 1u)) fail("a job starts without credit_ok");
     if (job.kind == kJobData && (job.n_cmd < 1 || job.p > p_.max_pack)) fail("DATA PDU with n_cmd < 1 or P > MaxPack");
     Builder& b = bld_[p];
+    // Started at the edge that loads the frame's second-to-last beat: its eof beat stays in acc
+    // (eof_held), and in Lite its slots are released now.
+    b.eof_held = b.busy;
+    if (lite && b.busy) mark_acked(b.job.i * 4 + b.job.v, b.job.first, b.job.n_cmd);
     b.busy = true;
     b.job = job;
     b.first_beat = true;
@@ -852,7 +873,7 @@ void TxModel::tick(const TxIn& in) {
     const uint32_t valid = in.tx_valid & 3, cyc = in.tx_cycle & 0xf, vc = in.tx_vc & 3, xid = in.tx_xpuid & 0x3ff;
     const uint32_t dlen = (uint32_t(in.tx_control[1]) << 4) | (in.tx_control[2] >> 4);
     Ingress I = in_;
-    int tail_q = -1;  // queue whose tail moves
+    int held_q = -1;  // queue whose tail moves
     auto write_beat = [&](unsigned q, uint32_t beat) {
       Queue& Q = q_[q];
       if (Q.data.empty()) Q.data.assign(size_t(SD) * SB, 0);
@@ -892,7 +913,7 @@ void TxModel::tick(const TxIn& in) {
             if (nb >= 1) write_beat(q, 0);
             if (nb <= 1) {
               if (!in.tx_err) {
-                tail_q = static_cast<int>(q);
+                held_q = static_cast<int>(q);
                 count(TxCnt::cmds_in);
               } else {
                 count(TxCnt::cmd_err);
@@ -917,7 +938,7 @@ void TxModel::tick(const TxIn& in) {
               count(TxCnt::cmd_err);
               credit_[in_.q] += 1;
             } else {
-              tail_q = static_cast<int>(in_.q);
+              held_q = static_cast<int>(in_.q);
               count(TxCnt::cmds_in);
             }
           }
@@ -932,7 +953,7 @@ void TxModel::tick(const TxIn& in) {
       }
     }
     in_ = I;
-    if (tail_q >= 0) q_[tail_q].tail = (q_[tail_q].tail + 1) & pmask;
+    if (held_q >= 0) q_[held_q].tail = (q_[held_q].tail + 1) & pmask;
   }
 
   // 7. Frees: descriptor walker (per port, pre-edge free_psn/ack_psn), slot free (per queue).

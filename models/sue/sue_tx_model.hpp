@@ -55,7 +55,7 @@ struct TxParams {
   unsigned qb() const;                                       ///< clog2(Store)
   unsigned wb() const;                                       ///< clog2(Window)
   unsigned data_beats() const { return (max_data + db() - 1) / db(); }  ///< data beats per slot
-  unsigned acc_bytes() const { return 32 + (db() > 32 ? db() : 32); }   ///< ACC
+  unsigned acc_bytes() const { return 64 + 20 + db(); }     ///< ACC: two beats and the largest command chunk (20 + DB)
   unsigned max_frame_beats() const;                          ///< MaxFrameBeats
 };
 
@@ -187,6 +187,7 @@ class TxModel {
     uint32_t phase = 0, k = 0, j = 0;  // chunk position (phases in the .cpp)
     uint32_t crc = 0;
     bool first_beat = false;
+    bool eof_held = false;  // acc holds only the previous frame's eof beat (the job started before it was loaded)
   };
   struct Ingress {
     bool act = false, drop = false, err = false;

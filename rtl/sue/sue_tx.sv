@@ -125,8 +125,10 @@ module sue_tx #(
   localparam int DB      = DataW / 8;                     // XPU bytes per beat
   localparam int NB      = (MaxData + DB - 1) / DB;        // data beats per slot
   localparam int QB      = $clog2(Store);
-  localparam int ACC     = 32 + ((DB > 32) ? DB : 32);     // accumulator bytes
-  localparam int CH      = (DB > 22) ? DB : 22;            // largest chunk, bytes
+  localparam int HC      = (Profile == 0) ? 22 : 6;        // header chunk bytes (AFH + RH | the 6-byte header)
+  localparam int CC      = 20 + DB;                        // largest command chunk: op header, control, a data beat
+  localparam int ACC     = 64 + CC;                        // accumulator bytes: two beats and a command chunk
+  localparam int CH      = HC + CC;                        // largest chunk (the first: header + command chunk), bytes
   localparam int CIW     = $clog2(NC);                     // connection index bits
   localparam int QIW     = $clog2(NQ);                     // queue index bits
   localparam int NPC     = NumPeers * 4;                   // connections per port
@@ -143,8 +145,9 @@ module sue_tx #(
                  CGbn = 12, CRto = 13, CFoReqSent = 14, CFoAckSent = 15, CFoAckRcvd = 16, CCmdsSent = 17,
                  CPayload = 18, CFramesOut = 19, CBytesOut = 20;
 
-  // builder phases
-  localparam logic [2:0] PhHdr = 3'd0, PhOp = 3'd1, PhData = 3'd2, PhEmpty = 3'd3, PhTrl = 3'd4, PhDone = 3'd5;
+  // builder phases: PhHdr the first chunk (header + the first command chunk, or 80 00), PhOp a command
+  // chunk, PhData a data chunk after a command's first data beat
+  localparam logic [2:0] PhHdr = 3'd0, PhOp = 3'd1, PhData = 3'd2, PhTrl = 3'd4, PhDone = 3'd5;
   // SUE job kinds (s_kind): priority order of step 4
   localparam logic [2:0] KFoAck = 3'd1, KFoReq = 3'd2, KRtx = 3'd3, KAckOnly = 3'd4, KMig = 3'd5;
   // connection states (conn_state_o)
@@ -235,11 +238,12 @@ module sue_tx #(
   logic [NumPorts*16-1:0]  japsn_q, japsn_d;
   logic [NumPorts*4-1:0]   jrsvd_q, jrsvd_d;
   logic [NumPorts*ACC*8-1:0] acc_q, acc_d;
-  logic [NumPorts*7-1:0]   accn_q, accn_d;
+  logic [NumPorts*8-1:0]   accn_q, accn_d;
   logic [NumPorts*3-1:0]   ph_q, ph_d;
   logic [NumPorts*QB-1:0]  bk_q, bk_d;              // command of the job
   logic [NumPorts*4-1:0]   bj_q, bj_d;              // data beat of the command
   logic [NumPorts-1:0]     fbeat_q, fbeat_d;
+  logic [NumPorts-1:0]     eofh_q, eofh_d;          // eof_held: acc holds only the previous frame's eof beat
   // MAC output registers
   logic [NumPorts-1:0]     mv_q, mv_d, msof_q, msof_d, meof_q, meof_d;
   logic [NumPorts*256-1:0] mdata_q, mdata_d;
@@ -310,18 +314,23 @@ module sue_tx #(
   logic [NumPorts*7-1:0]   app_from, app_s;
 
   // ---------------------------------------------------------------- C1: port status
+  // idle: the builder has no job, or has appended all its chunks and loads the frame's last or
+  // second-to-last beat, not its sof beat, at this edge (step 5, "End")
+  logic [NumPorts-1:0] idle;
   always_comb begin
     any_live = 1'b0;
     fo_port  = '0;
     for (int p = NumPorts - 1; p >= 0; p--) begin
       live[p] = !dead_q[p] && port_up_i[p];
       dies[p] = !dead_q[p] && !port_up_i[p];
+      idle[p] = !busy_q[p] || (ph_q[p*3 +: 3] == PhDone && !fbeat_q[p] && accn_q[p*8 +: 8] <= 8'd64 &&
+                               (!mv_q[p] || mac_tx_ready_i[p]));
       if (live[p]) begin
         any_live = 1'b1;
         fo_port  = 2'(p);
       end
       for (int v = 0; v < 4; v++) begin
-        okpv[p*4+v] = live[p] && !busy_q[p] && credit_ok_i[p*4+v];
+        okpv[p*4+v] = live[p] && idle[p] && credit_ok_i[p*4+v];
       end
     end
   end
@@ -937,14 +946,17 @@ module sue_tx #(
   end
 
   // ---------------------------------------------------------------- C4: builders, ingress, frees
-  logic              b_free, b_all, b_load, b_eof;
-  logic [6:0]        b_m, b_base, b_s, b_from;
+  logic              b_free, b_all, b_load, b_eof, b_sof;
+  logic [7:0]        b_m, b_base;
+  logic [6:0]        b_s, b_from;
   logic [255:0]      b_beat, b_raw;
   logic [CH*8-1:0]   b_ch;
   logic [ACC*8-1:0]  b_sh, b_ext;
-  logic [2:0]        b_nph;
-  logic [QB-1:0]     b_nk, b_slot;
-  logic [3:0]        b_nj;
+  logic [2:0]        b_nph, b_anph, b_cnph;
+  logic [QB-1:0]     b_nk, b_slot, b_ank, b_cnk;
+  logic [3:0]        b_nj, b_anj, b_cnj;
+  logic [CC*8-1:0]   b_cc;
+  logic [6:0]        b_cs;
   logic              b_crc;
   logic [QIW-1:0]    b_q;
   logic [11:0]       b_dlen;
@@ -970,7 +982,7 @@ module sue_tx #(
   always_comb begin
     busy_d = busy_q; jk_d = jk_q; ji_d = ji_q; jv_d = jv_q; jpsn_d = jpsn_q; jfirst_d = jfirst_q; jn_d = jn_q;
     jop_d = jop_q; japsn_d = japsn_q; jrsvd_d = jrsvd_q; acc_d = acc_q; accn_d = accn_q; ph_d = ph_q;
-    bk_d = bk_q; bj_d = bj_q; fbeat_d = fbeat_q;
+    bk_d = bk_q; bj_d = bj_q; fbeat_d = fbeat_q; eofh_d = eofh_q;
     mv_d = mv_q; msof_d = msof_q; meof_d = meof_q; mdata_d = mdata_q; mnb_d = mnb_q;
     app_crc = '0; app_ch = '0; app_from = '0; app_s = '0;
     ack_set = '0;
@@ -984,9 +996,10 @@ module sue_tx #(
       end
       b_free = !mv_q[p] || mac_tx_ready_i[p];
       b_q    = QIW'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]});
-      b_all = 1'b0; b_load = 1'b0; b_m = '0; b_eof = 1'b0; b_raw = '0; b_beat = '0; b_ch = '0; b_s = '0;
+      b_all = 1'b0; b_load = 1'b0; b_m = '0; b_eof = 1'b0; b_sof = 1'b0; b_raw = '0; b_beat = '0; b_ch = '0; b_s = '0;
       b_from = '0; b_crc = 1'b0; b_nph = '0; b_nk = '0; b_nj = '0; b_slot = '0; b_dlen = '0; b_dbeat = '0;
       b_rem = '0; b_peer = '0; b_ophdr = '0; b_base = '0; b_sh = '0; b_ext = '0;
+      b_anph = '0; b_ank = '0; b_anj = '0; b_cnph = '0; b_cnk = '0; b_cnj = '0; b_cc = '0; b_cs = '0;
       if (dies[p]) begin
         if (Profile == 1 && busy_q[p]) begin  // Lite: the PDU is lost, its slots are released
           for (int k = 0; k < QDepth; k++) begin
@@ -994,19 +1007,22 @@ module sue_tx #(
           end
         end
         busy_d[p] = 1'b0;
-        accn_d[p*7 +: 7] = '0;
+        eofh_d[p] = 1'b0;
+        accn_d[p*8 +: 8] = '0;
         acc_d[p*ACC*8 +: ACC*8] = '0;
         mv_d[p] = 1'b0;
       end else if (!busy_q[p]) begin
         if (b_free) mv_d[p] = 1'b0;
       end else begin
+        // with eofh (eof_held), acc holds the previous frame's eof beat: it goes first, the job's first chunk with it
         b_all  = (ph_q[p*3 +: 3] == PhDone);
-        b_load = b_free && (accn_q[p*7 +: 7] >= 7'd32 || (b_all && accn_q[p*7 +: 7] != 7'd0));
-        b_m    = (accn_q[p*7 +: 7] >= 7'd32) ? 7'd32 : accn_q[p*7 +: 7];
-        b_eof  = b_all && accn_q[p*7 +: 7] <= 7'd32;
+        b_load = b_free && (eofh_q[p] || accn_q[p*8 +: 8] >= 8'd32 || (b_all && accn_q[p*8 +: 8] != 8'd0));
+        b_m    = (accn_q[p*8 +: 8] >= 8'd32) ? 8'd32 : accn_q[p*8 +: 8];
+        b_eof  = eofh_q[p] || (b_all && accn_q[p*8 +: 8] <= 8'd32);
+        b_sof  = fbeat_q[p] && !eofh_q[p];
         b_raw  = acc_q[p*ACC*8 + ACC*8 - 1 -: 256];
         b_beat = b_raw;
-        if (Profile == 1 && fbeat_q[p]) begin
+        if (Profile == 1 && b_sof) begin
           // Lite: the 6-byte header spread over the DA/SA positions
           b_beat[255-8*1 -: 24] = b_raw[255-8*6 -: 24];   // 1..3  = acc[6..8]
           b_beat[255-8*4 -: 16] = b_raw[255-8*1 -: 16];   // 4..5  = acc[1..2]
@@ -1017,11 +1033,12 @@ module sue_tx #(
         if (b_load) begin
           mv_d[p]   = 1'b1;
           mdata_d[p*256 +: 256] = b_beat;
-          msof_d[p] = fbeat_q[p];
+          msof_d[p] = b_sof;
           meof_d[p] = b_eof;
           mnb_d[p*6 +: 6] = b_m[5:0];
-          fbeat_d[p] = 1'b0;
-          if (b_eof) begin
+          if (!eofh_q[p]) fbeat_d[p] = 1'b0;
+          eofh_d[p] = 1'b0;
+          if (b_eof && !eofh_q[p]) begin
             busy_d[p] = 1'b0;
             if (Profile == 1) begin  // Lite: slots freed when the last beat is loaded
               for (int k = 0; k < QDepth; k++) begin
@@ -1032,7 +1049,7 @@ module sue_tx #(
         end else if (b_free) begin
           mv_d[p] = 1'b0;
         end
-        // the next chunk
+        // the next chunk (the first one: the header and the first command chunk, or 80 00)
         b_ch   = '0;
         b_s    = '0;
         b_from = '0;
@@ -1042,10 +1059,35 @@ module sue_tx #(
         b_nj   = bj_q[p*4 +: 4];
         b_slot = jfirst_q[p*QB +: QB] + bk_q[p*QB +: QB];
         b_dlen = sl_dlen[32'(b_q)*Store + 32'(b_slot)];
-        b_dbeat = sl_data[(32'(b_q)*Store + 32'(b_slot))*NB + 32'(bj_q[p*4 +: 4])];
+        b_dbeat = sl_data[(32'(b_q)*Store + 32'(b_slot))*NB + 32'(bj_q[p*4 +: 4])];   // beat 0 in PhHdr, PhOp
         b_rem  = 13'(b_dlen) - 13'(32'(bj_q[p*4 +: 4]) * DB);
         b_peer = peer_q[ji_q[p*4 +: 4]*10 +: 10];
         b_ophdr = {(PW'(bk_q[p*QB +: QB]) + 1'b1 == jn_q[p*PW +: PW]), 3'b000, b_dlen + 12'd18};
+        // the position after command bk's last chunk
+        b_ank  = bk_q[p*QB +: QB];
+        b_anj  = bj_q[p*4 +: 4];
+        if (PW'(bk_q[p*QB +: QB]) + 1'b1 < jn_q[p*PW +: PW]) begin
+          b_anph = PhOp;
+          b_ank  = bk_q[p*QB +: QB] + 1'b1;
+          b_anj  = '0;
+        end else begin
+          b_anph = (Profile == 0) ? PhTrl : PhDone;
+        end
+        // command chunk of command bk: op header, control, the first min(DB, dlen) data bytes
+        b_cc[CC*8-1 -: 160] = {b_ophdr, sl_ctrl[32'(b_q)*Store + 32'(b_slot)]};
+        for (int k = 0; k < DB; k++) begin
+          if (12'(k) < b_dlen) b_cc[CC*8-1-160-8*k -: 8] = b_dbeat[DataW-1-8*k -: 8];
+        end
+        b_cs   = (32'(b_dlen) > DB) ? 7'(CC) : 7'd20 + 7'(b_dlen);
+        if (32'(b_dlen) > DB) begin
+          b_cnph = PhData;
+          b_cnk  = bk_q[p*QB +: QB];
+          b_cnj  = 4'd1;
+        end else begin
+          b_cnph = b_anph;
+          b_cnk  = b_ank;
+          b_cnj  = b_anj;
+        end
         case (ph_q[p*3 +: 3])
           PhHdr: begin
             if (Profile == 0) begin
@@ -1053,28 +1095,28 @@ module sue_tx #(
                                      2'b00, jv_q[p*2 +: 2], 4'b0010, hop_q, 22'd0, own_q, 16'h88b6,
                                      2'b00, jop_q[p*2 +: 2], 2'b00, own_q, jpsn_q[p*16 +: 16],
                                      jv_q[p*2 +: 2], jrsvd_q[p*4 +: 4], part_q, japsn_q[p*16 +: 16]};
-              b_s    = 7'd22;
               b_from = 7'd14;
             end else begin
               b_ch[CH*8-1 -: 48] = {8'h22, 6'd0, b_peer, 2'b00, jv_q[p*2 +: 2], 4'b0010, 6'd0, own_q};
-              b_s    = 7'd6;
             end
-            b_nph = jk_q[p] ? PhEmpty : PhOp;
-            b_nk  = '0;
-            b_nj  = '0;
+            if (jk_q[p]) begin  // the empty PDU
+              b_ch[CH*8-1-HC*8 -: 16] = 16'h8000;
+              b_s   = 7'(HC + 2);
+              b_nph = (Profile == 0) ? PhTrl : PhDone;
+            end else begin
+              b_ch[CH*8-1-HC*8 -: CC*8] = b_cc;
+              b_s   = 7'(HC) + b_cs;
+              b_nph = b_cnph;
+              b_nk  = b_cnk;
+              b_nj  = b_cnj;
+            end
           end
           PhOp: begin
-            b_ch[CH*8-1 -: 160] = {b_ophdr, sl_ctrl[32'(b_q)*Store + 32'(b_slot)]};
-            b_s = 7'd20;
-            if (b_dlen != 12'd0) begin
-              b_nph = PhData;
-              b_nj  = '0;
-            end else if (PW'(bk_q[p*QB +: QB]) + 1'b1 < jn_q[p*PW +: PW]) begin
-              b_nph = PhOp;
-              b_nk  = bk_q[p*QB +: QB] + 1'b1;
-            end else begin
-              b_nph = (Profile == 0) ? PhTrl : PhDone;
-            end
+            b_ch[CH*8-1 -: CC*8] = b_cc;
+            b_s   = b_cs;
+            b_nph = b_cnph;
+            b_nk  = b_cnk;
+            b_nj  = b_cnj;
           end
           PhData: begin
             b_s = (b_rem > 13'(DB)) ? 7'(DB) : 7'(b_rem);
@@ -1083,18 +1125,11 @@ module sue_tx #(
             end
             if (b_rem > 13'(DB)) begin
               b_nj = bj_q[p*4 +: 4] + 4'd1;
-            end else if (PW'(bk_q[p*QB +: QB]) + 1'b1 < jn_q[p*PW +: PW]) begin
-              b_nph = PhOp;
-              b_nk  = bk_q[p*QB +: QB] + 1'b1;
-              b_nj  = '0;
             end else begin
-              b_nph = (Profile == 0) ? PhTrl : PhDone;
+              b_nph = b_anph;
+              b_nk  = b_ank;
+              b_nj  = b_anj;
             end
-          end
-          PhEmpty: begin
-            b_ch[CH*8-1 -: 16] = 16'h8000;
-            b_s   = 7'd2;
-            b_nph = (Profile == 0) ? PhTrl : PhDone;
           end
           PhTrl: begin
             b_ch[CH*8-1 -: 32] = ~crc_cur[p*32 +: 32];
@@ -1104,13 +1139,13 @@ module sue_tx #(
           end
           default: ;
         endcase
-        b_base = accn_q[p*7 +: 7] - (b_load ? b_m : 7'd0);
-        b_sh   = acc_q[p*ACC*8 +: ACC*8] << (b_load ? {b_m, 3'b000} : 10'd0);
+        b_base = accn_q[p*8 +: 8] - (b_load ? b_m : 8'd0);
+        b_sh   = acc_q[p*ACC*8 +: ACC*8] << (b_load ? {b_m, 3'b000} : 11'd0);
         b_ext  = '0;
         b_ext[ACC*8-1 -: CH*8] = b_ch;
-        if (b_s != 7'd0 && 32'(b_base) + 32'(b_s) <= ACC) begin
+        if (b_s != 7'd0 && 32'(b_base) + 32'(b_s) <= ACC && (!eofh_q[p] || b_load)) begin
           acc_d[p*ACC*8 +: ACC*8] = b_sh | (b_ext >> {b_base, 3'b000});
-          accn_d[p*7 +: 7] = b_base + b_s;
+          accn_d[p*8 +: 8] = b_base + 8'(b_s);
           ph_d[p*3 +: 3]   = b_nph;
           bk_d[p*QB +: QB] = b_nk;
           bj_d[p*4 +: 4]   = b_nj;
@@ -1120,13 +1155,21 @@ module sue_tx #(
           app_s[p*7 +: 7]  = b_s;
         end else begin
           acc_d[p*ACC*8 +: ACC*8] = b_sh;
-          accn_d[p*7 +: 7] = b_base;
+          accn_d[p*8 +: 8] = b_base;
         end
       end
     end
-    // job start
+    // job start; at the edge that loads the frame's second-to-last beat (busy stays set), the eof beat
+    // stays in acc (eofh) and in Lite the job's slots are released
     for (int p = 0; p < NumPorts; p++) begin
       if (job_go && job_port == 2'(p)) begin
+        eofh_d[p] = busy_d[p];
+        if (Profile == 1 && busy_d[p]) begin
+          for (int k = 0; k < QDepth; k++) begin
+            if (PW'(k) < jn_q[p*PW +: PW])
+              ack_set[32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]})*Store + 32'(qadd(jfirst_q[p*QB +: QB], QB'(k)))] = 1'b1;
+          end
+        end
         busy_d[p]  = 1'b1;
         jk_d[p]    = job_k;
         ji_d[p*4 +: 4]   = job_i;
@@ -1298,6 +1341,7 @@ module sue_tx #(
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
       busy_q <= '0; jk_q <= '0; ji_q <= '0; jv_q <= '0; jpsn_q <= '0; jfirst_q <= '0; jn_q <= '0; jop_q <= '0;
       japsn_q <= '0; jrsvd_q <= '0; acc_q <= '0; accn_q <= '0; ph_q <= '0; bk_q <= '0; bj_q <= '0; fbeat_q <= '0;
+      eofh_q <= '0;
       mv_q <= '0; msof_q <= '0; meof_q <= '0; mdata_q <= '0; mnb_q <= '0;
       wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0; credit_q <= '0;
       e_cmd_q <= 1'b0; e_dest_q <= 1'b0; e_ovf_q <= 1'b0; e_nop_q <= 1'b0; cnt_q <= '0;
@@ -1307,7 +1351,7 @@ module sue_tx #(
       in_beat_q <= in_beat_d; in_nb_q <= in_nb_d;
       busy_q <= busy_d; jk_q <= jk_d; ji_q <= ji_d; jv_q <= jv_d; jpsn_q <= jpsn_d; jfirst_q <= jfirst_d;
       jn_q <= jn_d; jop_q <= jop_d; japsn_q <= japsn_d; jrsvd_q <= jrsvd_d; acc_q <= acc_d; accn_q <= accn_d;
-      ph_q <= ph_d; bk_q <= bk_d; bj_q <= bj_d; fbeat_q <= fbeat_d;
+      ph_q <= ph_d; bk_q <= bk_d; bj_q <= bj_d; fbeat_q <= fbeat_d; eofh_q <= eofh_d;
       mv_q <= mv_d; msof_q <= msof_d; meof_q <= meof_d; mdata_q <= mdata_d; mnb_q <= mnb_d;
       wrr_vc_q <= wrr_vc_d; wrr_cnt_q <= wrr_cnt_d; rr_q <= rr_d; dead_q <= dead_d; credit_q <= credit_d;
       e_cmd_q <= e_cmd_d; e_dest_q <= e_dest_d; e_ovf_q <= e_ovf_d; e_nop_q <= e_nop_d; cnt_q <= cnt_d;
@@ -1394,7 +1438,8 @@ module sue_tx #(
           else $error("sue_tx: queue %0d: head <= crd <= send <= tail, tail - crd <= QDepth violated", q);
       end
       for (int p = 0; p < NumPorts; p++) begin
-        if (busy_q[p] && !dies[p] && (ph_q[p*3 +: 3] == PhOp || ph_q[p*3 +: 3] == PhData)) begin
+        if (busy_q[p] && !dies[p] && (ph_q[p*3 +: 3] == PhOp || ph_q[p*3 +: 3] == PhData ||
+                                      (ph_q[p*3 +: 3] == PhHdr && !jk_q[p]))) begin
           assert (PW'(a_rel[p*QB +: QB]) < a_cnt[p*PW +: PW])
             else $error("sue_tx: builder %0d reads a slot outside [head, tail)", p);
         end

@@ -380,7 +380,7 @@ Result run(const Config& cfg) {
   r.appendix = appendix_rows();
   r.pass = r.request.pass && r.ack.pass && r.rtt_pass;
   r.notes.push_back(
-      "SUE TX/RX are parameters: the pipeline defaults (5 + 5 cycles at 1600 MHz) are the SUE RTL at zero load, measured by "
+      "SUE TX/RX are parameters: the pipeline defaults (4 + 5 cycles at 1600 MHz) are the SUE RTL at zero load, measured by "
       "`cosim run sue_system`; MAC/PCS/PMA are assumptions (docs/latency-budget.md lists every default).");
   r.notes.push_back(
       "FEC latencies are assumptions: the SUE spec (3.5.4) gives none, it only ranks RS-272 below RS-544.");

@@ -70,7 +70,7 @@ struct Config {
   // measured end to end by `cosim run sue_system` (summary "Pipeline cycles", docs/sue.md
   // "Testbench"): the design clock is 1.6 GHz (docs/sue.md "Clock and rates").
   double sue_clock_mhz = 1600;        ///< SUE core clock (sue_tx / sue_rx design clock)
-  double sue_tx_pipeline_cycles = 5;  ///< XPU interface -> MAC: command complete -> first beat of its PDU (RTL, zero load)
+  double sue_tx_pipeline_cycles = 4;  ///< XPU interface -> MAC: command complete -> first beat of its PDU (RTL, zero load)
   double sue_tx_mac_ns = 8;           ///< MAC transmit
   double sue_tx_pcs_ns = 3;           ///< PCS encode (64b/66b -> 256b/257b transcode, scramble)
   double sue_tx_pma_ns = 5;           ///< PMA/SerDes transmit

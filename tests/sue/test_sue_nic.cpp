@@ -229,14 +229,14 @@ TEST(SueNic, FrameSizesAreSueEncodes) {
 }
 
 TEST(SueNic, ZeroLoadPipelineEqualsCycleExactFigures) {
-  // docs/sue.md "Clock and rates": command complete (edge a) -> first beat at the MAC in a + 5; eof
+  // docs/sue.md "Clock and rates": command complete (edge a) -> first beat at the MAC in a + 4; eof
   // beat taken (edge e) -> first command in cycle e + 5 (rows 0..3 read in one edge).
   Pair h(cfg_for(0, 1), cfg_for(1, 0));
   h.send(0, 0, 0, tag_of(0, 0, 1), 100);
   h.run(2000);
   ASSERT_EQ(h.frames[0].size(), 1u);
   const NicFrame& f = h.frames[0][0];
-  EXPECT_EQ(f.sof, 105u);
+  EXPECT_EQ(f.sof, 104u);
   EXPECT_EQ(f.bytes, 64u);  // 14 + 8 + 20 + 4 = 46, padded to 60, + FCS
   ASSERT_EQ(h.got.size(), 1u);
   EXPECT_EQ(h.got[0].first, f.eof + h.delay + 5);

@@ -129,8 +129,11 @@ TEST(SueSystem, MixedRtlTxModelRx) {
 
 // The receiving XPUs hold VC 0's credits for a while: sue_rx stops taking beats
 // (mac_rx_ready_o falls), CBFC holds the senders; nothing is lost, no recovery.
+// The hold (5000 cycles) stays well under the RTO (8192) plus the drain of what queued behind it: with
+// the line-rate builder (docs/sue.md "Builders") the senders queue more during a hold, and a 5500-cycle
+// hold already gives RTOs here (the slower builder before it had none up to 7000).
 TEST(SueSystem, XpuBackpressure) {
-  auto r = run(10, 15000, {"nodes=3", "hold_vc=0", "hold_from=3000", "hold_cycles=6000", "rx_credits=4", "load=0.8"});
+  auto r = run(10, 15000, {"nodes=3", "hold_vc=0", "hold_from=3000", "hold_cycles=5000", "rx_credits=4", "load=0.8"});
   expect_clean(r);
   expect_no_recovery(r);
   EXPECT_GT(r.json["rx_backpressure"].get<uint64_t>(), 0u);
@@ -146,7 +149,7 @@ TEST(SueSystem, ChosenDropsNackGoBackN) {
   EXPECT_GT(tx(r, "pdus_rtx"), 0u);
 }
 
-// Zero load: the contract's pipeline figures (TX 5 cycles command -> first beat,
+// Zero load: the contract's pipeline figures (TX 4 cycles command -> first beat,
 // RX 5 cycles eof taken -> first command out) measured through the whole system;
 // the wave holds every signal of waves/sue_system.gtkw.
 TEST(SueSystem, ZeroLoadPipelineAndWaves) {
@@ -154,7 +157,7 @@ TEST(SueSystem, ZeroLoadPipelineAndWaves) {
   std::filesystem::remove(w);
   auto r = run(8, 4000, {"load=0.01", "dlen_max=0"}, w);
   expect_clean(r, 20);
-  EXPECT_EQ(r.json["pipeline_cycles"]["tx_min"].get<double>(), 5.0);
+  EXPECT_EQ(r.json["pipeline_cycles"]["tx_min"].get<double>(), 4.0);
   EXPECT_EQ(r.json["pipeline_cycles"]["rx_min"].get<double>(), 5.0);
   expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/sue_system.gtkw", w);
 }

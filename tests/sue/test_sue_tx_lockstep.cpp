@@ -15,6 +15,7 @@
 #include "common/vcontext.hpp"
 #include "sue/sue_tx_block.hpp"
 #include "sue/sue_tx_harness.hpp"
+#include "sue/sue_tx_linerate.hpp"
 #include "verilated.h"
 
 namespace {
@@ -203,8 +204,8 @@ TEST(SueTxFrames, WorkedExampleRtl) {
   in.rst_n = true;
   // per table edge 0..10: mac_tx valid, sof, eof, nbytes after the edge
   struct Row { unsigned valid, sof, eof, nbytes; };
-  const Row rows[11] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 1, 0, 32},
-                        {0, 1, 0, 32}, {1, 0, 0, 32}, {1, 0, 0, 32}, {1, 0, 1, 2}, {0, 0, 1, 2}};
+  const Row rows[11] = {{0, 0, 0, 0},  {0, 0, 0, 0},  {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 1, 0, 32}, {1, 0, 0, 32},
+                        {1, 0, 0, 32}, {1, 0, 1, 2},  {0, 0, 1, 2}, {0, 0, 1, 2}, {0, 0, 1, 2}};
   std::vector<uint8_t> frame;
   for (unsigned e = 0; e <= 10; ++e) {
     sue::TxIn x = in;
@@ -257,6 +258,36 @@ TEST(SueTxFrames, WorkedExampleRtl) {
   EXPECT_EQ(d.value().frame.rh.npsn, 0u);
   ASSERT_EQ(d.value().frame.cmds.size(), 2u);
   EXPECT_EQ(d.value().frame.cmds[1].size(), 50u);
+}
+
+// The line-rate stimulus of SueTxModel.LineRateOnePort400G in lockstep (docs/sue.md step 5
+// "Builders"): one port at 400 Gb/s, s1 and Lite; the RTL and the model agree every cycle and what
+// the port sends takes at least the 31.25 wire bytes per edge of 400 Gb/s.
+TEST(SueTxLockstep, LineRateOnePort400G) {
+  for (const char* name : {"s1", "lite"}) {
+    const TxVariant* v = find_tx_variant(name);
+    ASSERT_NE(v, nullptr) << name;
+    for (unsigned dlen : {64u, 128u, 256u, txstim::kMix}) {
+      const std::string what = std::string(name) + " " + (dlen ? std::to_string(dlen) : "mix");
+      VerilatedContext* ctx = tb::shared_context();
+      ctx->assertOn(true);
+      auto ls = make_tx_lockstep(make_tx_rtl(*v, ctx, "tx", nullptr), v->params, "tx");
+      LockTx* l = ls.get();
+      uint64_t cyc = 0;
+      const txstim::LineRate r = txstim::run_linerate(*ls, v->params, dlen, 4, 1500, 4000, [&] {
+        l->set_time(++cyc, 0);
+        return !l->mismatch() && !ctx->gotError() && l->model().assertion().empty();
+      });
+      EXPECT_FALSE(l->mismatch().has_value()) << what << ": " << l->mismatch()->signal << " at cycle "
+                                              << l->mismatch()->cycle;
+      EXPECT_FALSE(ctx->gotError()) << what;
+      EXPECT_TRUE(r.error.empty()) << what << ": " << r.error;
+      EXPECT_GE(r.per_edge, txstim::kWire400GBytesPerEdge)
+          << what << ": " << r.wire << " wire bytes in " << r.window << " edges";
+      EXPECT_GT(r.cmds, 400u) << what;
+      std::printf("  %s: %.2f wire bytes per edge in lockstep (400 Gb/s: 31.25)\n", what.c_str(), r.per_edge);
+    }
+  }
 }
 
 // The deliberately broken RTL: a NACK(e) resends from e+1. Lockstep must catch it

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <string>
 
 #include "sue/sue_tx_harness.hpp"
+#include "sue/sue_tx_linerate.hpp"
 
 namespace {
 
@@ -242,11 +244,9 @@ TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
   EXPECT_EQ(b.o().out_bytes[0], 72u);
   EXPECT_EQ(b.cnt(TxCnt::pdus_new), 1u);
   EXPECT_EQ(b.cnt(TxCnt::payload_bytes), 68u);
-  b.edge();  // edge 3: header chunk
+  b.edge();  // edge 3: the first chunk, header + A's command chunk (42 bytes)
   EXPECT_EQ(b.o().mac_tx_valid, 0u);
-  b.edge();  // edge 4: A's op chunk
-  EXPECT_EQ(b.o().mac_tx_valid, 0u);
-  b.edge();  // edge 5: beat 0
+  b.edge();  // edge 4: beat 0; B's command chunk (20 + 32 bytes)
   EXPECT_EQ(b.o().mac_tx_valid, 1u);
   EXPECT_EQ(b.o().mac_tx_sof, 1u);
   EXPECT_EQ(b.o().mac_tx_eof, 0u);
@@ -254,29 +254,28 @@ TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
   const Bytes head = {0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0xb6, 0, 0x01, 0, 0, 0, 0, 0, 0,
                       0x00, 0x12, 0x01};
   for (size_t k = 0; k < head.size(); ++k) EXPECT_EQ(b.o().mac_tx_data[0][k], head[k]) << "byte " << k;
-  b.edge();  // edge 6: beat 0 transferred, no beat
-  EXPECT_EQ(b.o().mac_tx_valid, 0u);
-  EXPECT_EQ(b.o().mac_tx_sof, 1u);  // data fields hold while valid is low
-  EXPECT_EQ(b.cnt(TxCnt::bytes_out), 32u);
-  b.edge();  // edge 7: beat 1
+  b.edge();  // edge 5: beat 0 transferred, beat 1; the trailer
   EXPECT_EQ(b.o().mac_tx_valid, 1u);
   EXPECT_EQ(b.o().mac_tx_sof, 0u);
-  b.edge();  // edge 8: beat 2, not eof
+  EXPECT_EQ(b.cnt(TxCnt::bytes_out), 32u);
+  b.edge();  // edge 6: beat 2, not eof
   EXPECT_EQ(b.o().mac_tx_valid, 1u);
   EXPECT_EQ(b.o().mac_tx_eof, 0u);
   EXPECT_EQ(b.o().mac_tx_nbytes[0], 32u);
-  b.edge();  // edge 9: beat 3, 2 bytes, eof
+  b.edge();  // edge 7: beat 3, 2 bytes, eof
   EXPECT_EQ(b.o().mac_tx_valid, 1u);
   EXPECT_EQ(b.o().mac_tx_eof, 1u);
   EXPECT_EQ(b.o().mac_tx_nbytes[0], 2u);
   EXPECT_EQ(b.cnt(TxCnt::frames_out), 0u);
-  b.edge();  // edge 10
+  b.edge();  // edge 8
   EXPECT_EQ(b.o().mac_tx_valid, 0u);
+  EXPECT_EQ(b.o().mac_tx_eof, 1u);  // data fields hold while valid is low
+  EXPECT_EQ(b.o().mac_tx_nbytes[0], 2u);
   EXPECT_EQ(b.cnt(TxCnt::frames_out), 1u);
   EXPECT_EQ(b.cnt(TxCnt::bytes_out), 98u);
   ASSERT_EQ(b.frames.size(), 1u);
   const Frm& f = b.frames[0];
-  EXPECT_EQ(f.eof_edge, 11u);  // the 11th edge after the reset is table edge 10
+  EXPECT_EQ(f.eof_edge, 9u);  // the 9th edge after the reset is table edge 8
   EXPECT_EQ(f.raw.size(), 98u);
   EXPECT_EQ(f.f.rh.npsn, 0u);
   EXPECT_EQ(f.f.rh.op, 0u);
@@ -294,15 +293,15 @@ TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
   EXPECT_EQ(f.raw[97], rc & 0xff);
 }
 
-TEST(SueTxModel, ZeroLoadLatencyFiveCycles) {
+TEST(SueTxModel, ZeroLoadLatencyFourCycles) {
   Bench b(TxParams{});
   b.reset();
   b.cmd(0, 0, 0);  // edge 0: A complete
-  for (int e = 1; e <= 3; ++e) {
+  for (int e = 1; e <= 2; ++e) {  // edge 1: the job; edge 2: its first chunk
     b.edge();
     EXPECT_EQ(b.o().mac_tx_valid, 0u) << "edge " << e;
   }
-  b.edge();  // edge 4: first beat loaded, valid in cycle 5
+  b.edge();  // edge 3: first beat loaded, valid in cycle 4
   EXPECT_EQ(b.o().mac_tx_valid, 1u);
   EXPECT_EQ(b.o().mac_tx_sof, 1u);
 }
@@ -974,6 +973,33 @@ TEST(SueTxModel, LiteFrameAndNoTransport) {
     EXPECT_EQ(b.cnt(k), 0u) << sue::tx_counter_name(k);
   for (auto x : b.o().conn_npsn) EXPECT_EQ(x, 0u);
   EXPECT_EQ(b.o().out_bytes[0], 0u);
+}
+
+// ------------------------------------------------------------------ line rate
+// One port at 400 Gb/s (docs/sue.md step 5 "Builders"): the XPU keeps the VC 0 queues of the four
+// peers full of 64, 128 or 256-byte commands or the default mix, the MAC is always ready, the far
+// end ACKs every PDU: what the port sends takes at least the 31.25 wire bytes per edge of 400 Gb/s
+// (frame, pad, FCS, preamble and IPG), in SUE and SUE Lite. The old builder (a header chunk, an op
+// chunk and then 32-byte data chunks, one per edge, and two idle edges between jobs) fails every
+// case: s1 27.38 / 29.10 / 30.11 / 26.21 and Lite 25.95 / 27.00 / 27.68 / 25.00 wire bytes per edge
+// for 64 / 128 / 256 bytes / the mix (measured with this stimulus).
+TEST(SueTxModel, LineRateOnePort400G) {
+  for (unsigned profile : {0u, 1u}) {
+    const TxParams p = params(profile, 1);
+    for (unsigned dlen : {64u, 128u, 256u, txstim::kMix}) {
+      const std::string what = std::string(profile ? "lite" : "s1") + " " + (dlen ? std::to_string(dlen) : "mix");
+      suetx::ModelDut b(p);
+      const txstim::LineRate r =
+          txstim::run_linerate(b, p, dlen, 4, 2000, 8000, [&] { return b.model().assertion().empty(); });
+      EXPECT_TRUE(r.error.empty()) << what << ": " << r.error;
+      EXPECT_EQ(b.model().assertion(), "") << what;
+      EXPECT_GE(r.per_edge, txstim::kWire400GBytesPerEdge)
+          << what << ": " << r.wire << " wire bytes in " << r.window << " edges";
+      EXPECT_GT(r.cmds, 800u) << what;
+      std::printf("  %s: %.2f wire bytes per edge (400 Gb/s: 31.25), %.1f commands per frame\n", what.c_str(),
+                  r.per_edge, r.cmds_per_frame);
+    }
+  }
 }
 
 }  // namespace
