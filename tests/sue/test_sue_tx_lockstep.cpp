@@ -226,7 +226,9 @@ TEST(SueTxFrames, WorkedExampleRtl) {
     EXPECT_EQ(o.mac_tx_sof, rows[e].sof) << "edge " << e;
     EXPECT_EQ(o.mac_tx_eof, rows[e].eof) << "edge " << e;
     EXPECT_EQ(o.mac_tx_nbytes[0], rows[e].nbytes) << "edge " << e;
-    if (e == 1) EXPECT_EQ(o.q_unsent[0], 2u);
+    if (e == 1) {
+      EXPECT_EQ(o.q_unsent[0], 2u);
+    }
     if (e == 2) {
       EXPECT_EQ(o.conn_npsn[0], 1u);
       EXPECT_EQ(o.out_bytes[0], 72u);

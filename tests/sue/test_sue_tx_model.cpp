@@ -641,6 +641,59 @@ TEST(SueTxModel, StrictPinSpreadsIncastSendersOverThePorts) {
   EXPECT_EQ(ports, 0xfu);
 }
 
+// The strict pin over whole patterns (ids first..first+N-1, N a multiple of 4, any first id; 2 and 4
+// ports), the properties docs/sue.md "port_sel" chooses (own + peer + VC) mod NumPorts for:
+// - symmetric: XPU a's flow to b and b's flow to a share a port, so each side's ACKs ride on its data
+//   (strict mode owes an ACK on the connection of the data's arrival port);
+// - a node's 4 next peers (a shift pattern, mod N) and the 4 senders before a target (an incast) take
+//   every port (each port twice of 4 with 2 ports), and the 4 VCs of a pair take 4 ports;
+// - the price, exactly: uniform traffic pins N^2/P - N/2 flows of a VC to each even port residue
+//   (0 and 2 with 4 ports, 0 with 2) and N^2/P to the others, because the missing pairs own = peer all
+//   have an even sum (8 XPUs on 4 ports: 12/16/12/16, imbalance 1.14). A symmetric Latin square of
+//   even order cannot have a transversal diagonal, so no pin keeps the first two and removes the third;
+//   a GF(4) Latin square with a transversal diagonal (balanced, not symmetric) measured worse.
+TEST(SueTxModel, StrictPinIsSymmetricSpreadsShiftsAndIncastsAndItsImbalanceIsKnown) {
+  for (unsigned ports : {2u, 4u})
+    for (uint32_t first : {0u, 1u, 5u, 1000u})
+      for (uint32_t n : {8u, 12u, 16u, 64u, 1024u}) {
+        if (first + n > 1024) continue;
+        for (unsigned v = 0; v < 4; ++v) {
+          std::array<uint32_t, 4> flows{};
+          for (uint32_t own = first; own < first + n; ++own)
+            for (uint32_t peer = first; peer < first + n; ++peer) {
+              if (peer == own) continue;
+              ASSERT_EQ(sue::pin_base(own, peer, v, ports), sue::pin_base(peer, own, v, ports)) << own << " " << peer;
+              ++flows[sue::pin_base(own, peer, v, ports)];
+            }
+          for (unsigned p = 0; p < ports; ++p) {
+            // the pairs own = peer would pin to (2 own + v) mod ports: N/2 of them on each residue v, v + 2
+            const bool short_by_diag = ports == 4 ? ((p + 4 - v) % 2 == 0) : ((p + 2 - v % 2) % 2 == 0);
+            const uint32_t diag = ports == 4 ? n / 2 : n;
+            ASSERT_EQ(flows[p], n * n / ports - (short_by_diag ? diag : 0))
+                << "ids " << first << ".." << first + n - 1 << " ports " << ports << " vc " << v << " port " << p;
+          }
+        }
+        for (uint32_t x = 0; x < n; ++x) {
+          std::array<unsigned, 4> shift{}, incast{};
+          for (uint32_t k = 1; k <= 4; ++k) {
+            ++shift[sue::pin_base(first + x, first + (x + k) % n, 0, ports)];
+            ++incast[sue::pin_base(first + (x + n - k) % n, first + x, 0, ports)];
+          }
+          for (unsigned p = 0; p < ports; ++p) {
+            ASSERT_EQ(shift[p], 4 / ports) << "node " << first + x << " of " << n;
+            ASSERT_EQ(incast[p], 4 / ports) << "target " << first + x << " of " << n;
+          }
+        }
+      }
+  for (uint32_t own : {0u, 7u})
+    for (uint32_t peer : {3u, 9u}) {
+      unsigned seen = 0;
+      for (unsigned v = 0; v < 4; ++v) seen |= 1u << sue::pin_base(own, peer, v, 4);
+      EXPECT_EQ(seen, 0xfu);
+      EXPECT_EQ(sue::pin_base(own, peer, 2, 1), 0u);
+    }
+}
+
 TEST(SueTxModel, UnorderedPicksFewestOutBytesTiesToLowest) {
   TxParams p;
   p.num_ports = 2;
