@@ -69,7 +69,14 @@ const char* tx_counter_name(unsigned i) { return i < TxCnt::kNum ? kCounterNames
 
 // ---------------------------------------------------------------- TxParams
 
-unsigned TxParams::qb() const { return clog2(store()); }
+unsigned TxParams::qb() const { return clog2(qdepth); }
+unsigned TxParams::sb() const { return clog2(pool_slots()); }
+unsigned TxParams::pool_default() const {
+  unsigned x = 1;
+  while (x < nq() * 8 * qdepth) x <<= 1;
+  return x;
+}
+unsigned TxParams::pool_min() const { return nq() * qdepth + std::min(qdepth, max_pack / 20); }
 unsigned TxParams::wb() const { return clog2(window); }
 
 unsigned TxParams::max_frame_beats() const {
@@ -95,6 +102,9 @@ std::string TxParams::validate() const {
     return bad("RxBufBeats", rx_buf_beats, "power of 2, >= " + std::to_string(max_frame_beats()));
   if (rx_frames < 1 || rx_frames > 64) return bad("RxFrames", rx_frames, "1..64");
   if (cnt_w < 16 || cnt_w > 64) return bad("CntW", cnt_w, "16..64");
+  if (pool != 0 && (!pow2(pool) || pool < pool_min() || pool > (1u << 20)))
+    return bad("Pool", pool, "power of 2, " + std::to_string(pool_min()) + ".." + std::to_string(1u << 20) +
+                                 " (>= NQ*QDepth + min(QDepth, MaxPack/20))");
   return "";
 }
 
@@ -135,12 +145,20 @@ void TxModel::reset(const TxIn& in) {
   const unsigned nq = p_.nq(), nc = p_.nc();
   q_.resize(nq);
   for (auto& q : q_) {
-    q.slot.assign(p_.store(), Slot{});
-    q.acked.assign(p_.store(), 0);
-    // Slot data is allocated at the first write to the queue; once allocated, it is zeroed here.
-    if (!q.data.empty()) std::fill(q.data.begin(), q.data.end(), 0);
-    q.head = q.crd = q.send = q.tail = 0;
+    q = Queue{};
+    q.rslot.assign(p_.qdepth, 0);
+    q.rdlen.assign(p_.qdepth, 0);
   }
+  // The pool: no slot is written at reset (fresh_ = 0: every slot never used, the free FIFO empty). The
+  // model zeroes the slots anyway (a slot is always written at its allocation before it is read).
+  const unsigned pool = p_.pool_slots();
+  slot_.assign(pool, Slot{});
+  if (!data_.empty()) std::fill(data_.begin(), data_.end(), 0);
+  fl_.assign(pool, 0);
+  fresh_ = fl_rp_ = fl_wp_ = 0;
+  sheld_ = 0;
+  frr_ = 0;
+  where_.assign(pool, -2);
   const unsigned ncs = p_.lite() ? 0 : nc;
   conn_.assign(ncs, Conn{});
   desc_.assign(ncs, std::vector<Desc>(p_.window));
@@ -176,7 +194,6 @@ void TxModel::reset(const TxIn& in) {
   held_.assign(nq, 0);
   migq_.assign(nq, 0);
   credit_.assign(nq, 0);
-  sfree_.assign(nq, 0);
   crd_.assign(nq, 0);
   mrank_.assign(nq, 0);
   // The peer-table assertion depends on cfg only: the first failing check in the order of the loop.
@@ -209,9 +226,11 @@ void TxModel::tick(const TxIn& in) {
   const unsigned NQ = p_.nq(), NC = p_.nc();
   const unsigned CPP = NPe * 4;  // connections per port
   const bool lite = p_.lite();
-  const unsigned SD = p_.store();        // slots per queue ring
-  const uint32_t pmask = (2u * SD) - 1;  // queue pointers: QB+1 bits
-  const uint32_t smask = SD - 1;
+  const unsigned POOL = p_.pool_slots();
+  const uint32_t HMAX = p_.held_max();    // sent commands the pool may hold
+  const uint32_t pmask = (2u * QD) - 1;   // credit ring pointers: QB+1 bits
+  const uint32_t rmask = QD - 1;          // credit ring index
+  const uint32_t fmask = (2u * POOL) - 1; // free FIFO pointers
   const uint64_t cmask = p_.cnt_w >= 64 ? ~0ull : ((1ull << p_.cnt_w) - 1);
   const uint32_t rto_max = std::max<uint32_t>(1, cfg_.rto);
   const uint32_t fo_retry_max = std::max<uint32_t>(1, cfg_.fo_retry);
@@ -240,17 +259,26 @@ void TxModel::tick(const TxIn& in) {
     busy_q[p] = bld_[p].busy;
     jq_q[p] = bld_[p].job.i * 4 + bld_[p].job.v, jfirst_q[p] = bld_[p].job.first, jn_q[p] = bld_[p].job.n_cmd;
   }
-  for (unsigned q = 0; q < NQ; ++q) {
+  // Slot free (step 7), one per edge for the whole instance: the first queue from frr_ on whose oldest
+  // held slot is freeable: its credit went back (held > send - crd), it belongs to an acknowledged PDU
+  // (ackn of the PDU's first slot, or the rest hrem of the PDU being freed), and no busy builder's job
+  // is that PDU (job first slot == the PDU's first slot).
+  int fq = -1;
+  uint32_t fq_n = 0;  // with hrem == 0: the PDU's ackn (read pre-edge)
+  for (unsigned k = 0; k < NQ && fq < 0; ++k) {
+    const unsigned q = (frr_ + k) % NQ;
     const Queue& Q = q_[q];
-    uint8_t fr = 0;
-    if (Q.head != Q.crd && Q.acked[Q.head & smask]) {
-      fr = 1;
-      for (unsigned p = 0; p < NP; ++p)
-        if (busy_q[p] && jq_q[p] == q && ((Q.head - jfirst_q[p]) & smask) < jn_q[p]) fr = 0;
-    }
-    sfree_[q] = fr;
-    crd_[q] = Q.crd != Q.send;
+    if (Q.held <= ((Q.send - Q.crd) & pmask)) continue;
+    const uint32_t pdu = Q.hrem ? Q.hpdu : Q.hd;
+    if (!Q.hrem && slot_[Q.hd].ackn == 0) continue;
+    bool cov = false;
+    for (unsigned p = 0; p < NP; ++p)
+      if (busy_q[p] && jq_q[p] == q && jfirst_q[p] == pdu) cov = true;
+    if (cov) continue;
+    fq = static_cast<int>(q);
+    fq_n = slot_[Q.hd].ackn;
   }
+  for (unsigned q = 0; q < NQ; ++q) crd_[q] = q_[q].crd != q_[q].send;
 
   // Next state: connections in place (pre() gives the pre-edge values of those written).
   std::array<bool, kMaxPorts> dead = dead_;
@@ -598,12 +626,11 @@ void TxModel::tick(const TxIn& in) {
     // so only the queues up to the chosen one are evaluated).
     // Store room: sent slots [head, send) stay at most Store - QDepth, so the QDepth commands the
     // XPU may hold credits for always find a slot.
-    auto room = [&](unsigned q) -> uint32_t {
-      const uint32_t held = (q_[q].send - q_[q].head) & pmask;
-      return held >= SD - QD ? 0 : SD - QD - held;
-    };
+    // Pool room: the sent commands held by all queues stay at most Pool - NQ*QDepth, so the QDepth
+    // commands each queue's XPU credits cover always find a slot.
+    const uint32_t room = sheld_ >= HMAX ? 0 : HMAX - sheld_;
     auto startable = [&](unsigned q) -> int {
-      if (q_[q].send == q_[q].tail || room(q) == 0) return -1;
+      if (q_[q].send == q_[q].tail || room == 0) return -1;
       if (fo_sets && (held_[q] || migq_[q])) return -1;
       return port_sel(q);
     };
@@ -632,10 +659,10 @@ void TxModel::tick(const TxIn& in) {
       }
       // Packing.
       Queue& Q = q_[q];
-      const uint32_t avail = std::min((Q.tail - Q.send) & pmask, room(q));
+      const uint32_t avail = std::min((Q.tail - Q.send) & pmask, room);
       uint32_t n_cmd = 0, P = 0;
       for (uint32_t k = 0; k < avail; ++k) {
-        const uint32_t sz = 20 + Q.slot[(Q.send + k) & smask].dlen;
+        const uint32_t sz = 20 + Q.rdlen[(Q.send + k) & rmask];
         if (P + sz > p_.max_pack) break;
         P += sz;
         ++n_cmd;
@@ -643,7 +670,7 @@ void TxModel::tick(const TxIn& in) {
       const unsigned t = tsel;
       job_port = t;
       job = Job{};
-      job.kind = kJobData, job.i = i, job.v = v, job.first = Q.send & smask, job.n_cmd = n_cmd, job.p = P;
+      job.kind = kJobData, job.i = i, job.v = v, job.first = Q.rslot[Q.send & rmask], job.n_cmd = n_cmd, job.p = P;
       if (!lite) {
         const unsigned c = cidx(t, i, v);
         const uint32_t np = pre(c).npsn;
@@ -654,6 +681,8 @@ void TxModel::tick(const TxIn& in) {
         out_bytes[t] += P;
       }
       Q.send = (Q.send + n_cmd) & pmask;  // read later only as the post-edge value
+      Q.held += n_cmd;
+      sheld_ += n_cmd;
       count(TxCnt::pdus_new);
       count(TxCnt::cmds_sent, n_cmd);
       count(TxCnt::payload_bytes, P - 2 * n_cmd);
@@ -669,8 +698,10 @@ void TxModel::tick(const TxIn& in) {
 
   // 5. Builders (pre-edge builder state; slot memory is not written before step 6). Each builder
   // reads only its own pre-edge state, so it is updated in place.
+  // A PDU is acknowledged (or, in Lite, done): one write, ackn of its first slot.
   auto mark_acked = [&](uint32_t q, uint32_t first, uint32_t n) {
-    for (uint32_t k = 0; k < n; ++k) q_[q].acked[(first + k) & smask] = 1;
+    if (where_[first] != static_cast<int32_t>(q) || n == 0) fail("acknowledged PDU not on its queue's list");
+    slot_[first].ackn = n;
   };
   const unsigned ACC = p_.acc_bytes();
   for (unsigned p = 0; p < NP; ++p) {
@@ -727,25 +758,27 @@ void TxModel::tick(const TxIn& in) {
     bool crc_it = !lite;
     const Job& J = b.job;
     const uint32_t q = J.i * 4 + J.v;
-    const Queue& Q = q_[q];
+    uint32_t nslot = b.slot;
     auto after_cmd = [&](uint32_t k) {  // position after command k's last chunk
       if (k + 1 < J.n_cmd) {
         nphase = kPhOp, nk = k + 1, nj = 0;
+        nslot = slot_[b.slot].next;  // the queue's next command: the builder walks the list
       } else {
         nphase = lite ? kPhDone : kPhTrl;
       }
     };
     // n bytes of data beat j of slot si at ch[at] (a slot never written holds zeros: ch is 0).
     auto data_bytes = [&](uint32_t si, uint32_t j, uint32_t n, uint32_t at) {
-      if (Q.data.empty()) return;
-      const uint8_t* src = Q.data.data() + size_t(si) * SB + j * DB;
+      if (data_.empty()) return;
+      const uint8_t* src = data_.data() + size_t(si) * SB + j * DB;
       std::copy(src, src + n, ch.begin() + at);
     };
     // Command chunk of command k at ch[at]: op header, 18 control bytes and the first min(DB, dlen)
     // data bytes (data beat 0). Returns its size and sets the position after it.
     auto cmd_chunk = [&](uint32_t k, uint32_t at) -> uint32_t {
-      const uint32_t si = (J.first + k) & smask;
-      const Slot& sl = Q.slot[si];
+      const uint32_t si = b.slot;  // command k's slot (J.first for k = 0)
+      if (where_[si] != static_cast<int32_t>(q)) fail("a builder reads a slot not on its queue's list");
+      const Slot& sl = slot_[si];
       const uint32_t hdr = (k + 1 == J.n_cmd ? 0x8000u : 0u) | (18 + sl.dlen);
       ch[at] = static_cast<uint8_t>(hdr >> 8), ch[at + 1] = static_cast<uint8_t>(hdr);
       std::copy(sl.ctrl.begin(), sl.ctrl.end(), ch.begin() + at + 2);
@@ -810,8 +843,8 @@ void TxModel::tick(const TxIn& in) {
         s = cmd_chunk(k_q, 0);
         break;
       case kPhData: {
-        const uint32_t si = (J.first + k_q) & smask;
-        const uint32_t rem = Q.slot[si].dlen - j_q * DB;
+        const uint32_t si = b.slot;
+        const uint32_t rem = slot_[si].dlen - j_q * DB;
         s = std::min<uint32_t>(DB, rem);
         data_bytes(si, j_q, s, 0);
         if (rem > DB) {
@@ -845,6 +878,7 @@ void TxModel::tick(const TxIn& in) {
       acc_n = base + s;
       if (crc_it) b.crc = crc_upd(crc_q, ch.data() + crc_from, s - crc_from);
       b.phase = nphase, b.k = nk, b.j = nj;
+      b.slot = nslot;
     }
     b.acc_n = acc_n;
   }
@@ -865,19 +899,38 @@ void TxModel::tick(const TxIn& in) {
     b.first_beat = true;
     b.crc = 0xffffffffu;
     b.phase = kPhHdr, b.k = 0, b.j = 0;
+    b.slot = job.first;
   }
 
-  // 6. Ingress (pre-edge head/tail; tail is written in place at the end of the step).
+  // 6. Ingress. A command takes a pool slot at its first cycle (allocation: a never-used slot while
+  // fresh_ < Pool, else the head of the free FIFO; at most one per edge), is written there beat by beat,
+  // and at its last beat joins its queue (credit ring entry {slot, dlen} at tail, linked behind the
+  // queue's last slot). A command that fails after its first cycle gives its slot back (step 7).
   std::fill(credit_.begin(), credit_.end(), 0);
+  int link_q = -1;       // queue whose tail moves (the command in slot link_s completes)
+  uint32_t link_s = 0, link_dlen = 0;
+  int ret_s = -1;        // slot given back by a failed command
   {
     const uint32_t valid = in.tx_valid & 3, cyc = in.tx_cycle & 0xf, vc = in.tx_vc & 3, xid = in.tx_xpuid & 0x3ff;
     const uint32_t dlen = (uint32_t(in.tx_control[1]) << 4) | (in.tx_control[2] >> 4);
     Ingress I = in_;
-    int held_q = -1;  // queue whose tail moves
-    auto write_beat = [&](unsigned q, uint32_t beat) {
-      Queue& Q = q_[q];
-      if (Q.data.empty()) Q.data.assign(size_t(SD) * SB, 0);
-      std::copy(in.tx_data.begin(), in.tx_data.begin() + DB, Q.data.begin() + size_t(Q.tail & smask) * SB + beat * DB);
+    auto write_beat = [&](uint32_t si, uint32_t beat) {
+      if (data_.empty()) data_.assign(size_t(POOL) * SB, 0);
+      std::copy(in.tx_data.begin(), in.tx_data.begin() + DB, data_.begin() + size_t(si) * SB + beat * DB);
+    };
+    auto alloc = [&]() -> uint32_t {
+      uint32_t si = 0;
+      if (fresh_ < POOL) {
+        si = fresh_++;
+      } else if (fl_rp_ != fl_wp_) {
+        si = fl_[fl_rp_ & (POOL - 1)];
+        fl_rp_ = (fl_rp_ + 1) & fmask;
+      } else {
+        fail("slot allocation from an empty pool");
+      }
+      if (where_[si] != -2) fail("an allocated slot is on a list");
+      where_[si] = -1;
+      return si;
     };
     if (!in_.act) {
       if (valid == 1 || valid == 2) {
@@ -906,21 +959,22 @@ void TxModel::tick(const TxIn& in) {
             if (nb > 1) {
               I.act = true, I.drop = true, I.err = false, I.q = q, I.beat = 1, I.nb = nb;
             }
+          } else if (nb <= 1 && in.tx_err) {
+            // a one-cycle command with tx_err: no slot is taken, the credit goes back
+            count(TxCnt::cmd_err);
+            credit_[q] += 1;
           } else {
-            Slot& sl = q_[q].slot[q_[q].tail & smask];
+            const uint32_t si = alloc();
+            Slot& sl = slot_[si];
             std::copy(in.tx_control.begin(), in.tx_control.end(), sl.ctrl.begin());
             sl.dlen = dlen;
-            if (nb >= 1) write_beat(q, 0);
+            sl.ackn = 0;
+            if (nb >= 1) write_beat(si, 0);
             if (nb <= 1) {
-              if (!in.tx_err) {
-                held_q = static_cast<int>(q);
-                count(TxCnt::cmds_in);
-              } else {
-                count(TxCnt::cmd_err);
-                credit_[q] += 1;
-              }
+              link_q = static_cast<int>(q), link_s = si, link_dlen = dlen;
+              count(TxCnt::cmds_in);
             } else {
-              I.act = true, I.drop = false, I.err = in.tx_err, I.q = q, I.beat = 1, I.nb = nb;
+              I.act = true, I.drop = false, I.err = in.tx_err, I.q = q, I.beat = 1, I.nb = nb, I.slot = si;
             }
           }
         }
@@ -929,7 +983,7 @@ void TxModel::tick(const TxIn& in) {
       }
     } else {
       if (valid == 2 && cyc == in_.beat) {
-        if (!in_.drop) write_beat(in_.q, in_.beat);
+        if (!in_.drop) write_beat(in_.slot, in_.beat);
         I.err = in_.err || in.tx_err;
         if (in_.beat + 1 == in_.nb) {
           I.act = false;
@@ -937,8 +991,9 @@ void TxModel::tick(const TxIn& in) {
             if (I.err) {
               count(TxCnt::cmd_err);
               credit_[in_.q] += 1;
+              ret_s = static_cast<int>(in_.slot);
             } else {
-              held_q = static_cast<int>(in_.q);
+              link_q = static_cast<int>(in_.q), link_s = in_.slot, link_dlen = slot_[in_.slot].dlen;
               count(TxCnt::cmds_in);
             }
           }
@@ -949,14 +1004,17 @@ void TxModel::tick(const TxIn& in) {
         I.act = false;
         count(TxCnt::cmd_bad);
         err_cmd_ = true;
-        if (!in_.drop) credit_[in_.q] += 1;
+        if (!in_.drop) {
+          credit_[in_.q] += 1;
+          ret_s = static_cast<int>(in_.slot);
+        }
       }
     }
     in_ = I;
-    if (held_q >= 0) q_[held_q].tail = (q_[held_q].tail + 1) & pmask;
   }
 
-  // 7. Frees: descriptor walker (per port, pre-edge free_psn/ack_psn), slot free (per queue).
+  // 7. Frees: descriptor walker (per port, pre-edge free_psn/ack_psn), credit free (per queue), slot
+  // free (one per edge for the instance).
   if (!lite) {
     for (unsigned p = 0; p < NP; ++p) {
       const unsigned lo = p * CPP, hi = lo + CPP;
@@ -986,9 +1044,47 @@ void TxModel::tick(const TxIn& in) {
       Q.crd = (Q.crd + 1) & pmask;
       credit_[q] += 1;
     }
-    if (!sfree_[q]) continue;
-    Q.acked[Q.head & smask] = 0;
-    Q.head = (Q.head + 1) & pmask;
+  }
+  auto fl_push = [&](uint32_t si) {
+    fl_[fl_wp_ & (POOL - 1)] = si;
+    fl_wp_ = (fl_wp_ + 1) & fmask;
+    where_[si] = -2;
+  };
+  if (ret_s >= 0) {
+    // A failed command's slot goes back to the free FIFO; the queue slot free waits (one free per edge).
+    if (where_[ret_s] != -1) fail("a returned slot is on a list");
+    fl_push(static_cast<uint32_t>(ret_s));
+  } else if (fq >= 0) {
+    // Slot free: the oldest held slot of queue fq (the pre-edge decision above); hd moves to its next.
+    Queue& Q = q_[fq];
+    const uint32_t si = Q.hd;
+    if (where_[si] != fq) fail("a freed slot is not on its queue's list");
+    if (Q.hrem == 0) {
+      Q.hpdu = si;
+      Q.hrem = fq_n;  // the PDU's commands, this one included
+    }
+    Q.hrem -= 1;
+    Q.hd = slot_[si].next;  // pre-edge next (the link below writes only the last slot's next)
+    Q.held -= 1;
+    sheld_ -= 1;
+    fl_push(si);
+    frr_ = (static_cast<uint32_t>(fq) + 1) % NQ;
+  }
+  if (link_q >= 0) {
+    // The completed command joins its queue: credit ring entry at tail, list link behind the last slot.
+    Queue& Q = q_[link_q];
+    if (where_[link_s] != -1) fail("a linked slot is on a list");
+    where_[link_s] = link_q;
+    const uint32_t n_all = Q.held + ((Q.tail - Q.send) & pmask);  // after this edge's free
+    if (n_all == 0) {
+      Q.hd = link_s;
+    } else {
+      slot_[Q.lst].next = link_s;
+    }
+    Q.lst = link_s;
+    Q.rslot[Q.tail & rmask] = link_s;
+    Q.rdlen[Q.tail & rmask] = link_dlen;
+    Q.tail = (Q.tail + 1) & pmask;
   }
 
   // Commit.
@@ -999,12 +1095,23 @@ void TxModel::tick(const TxIn& in) {
 
   // Registered outputs.
   std::copy(credit_.begin(), credit_.end(), out_.tx_credit.begin());
+  uint32_t held_sum = 0, queued_sum = 0;
   for (unsigned q = 0; q < NQ; ++q) {
-    out_.q_count[q] = (q_[q].tail - q_[q].head) & pmask;
-    out_.q_unsent[q] = (q_[q].tail - q_[q].send) & pmask;
-    const uint32_t a = (q_[q].crd - q_[q].head) & pmask, b = (q_[q].send - q_[q].crd) & pmask,
-                   d = (q_[q].tail - q_[q].send) & pmask;
-    if (a + b + d > SD || b + d > QD) fail("head <= crd <= send <= tail, tail - crd <= QDepth violated");
+    const Queue& Q = q_[q];
+    const uint32_t b = (Q.send - Q.crd) & pmask, d = (Q.tail - Q.send) & pmask;
+    out_.q_count[q] = Q.held + d;
+    out_.q_unsent[q] = d;
+    if (b + d > QD) fail("crd <= send <= tail, tail - crd <= QDepth violated");
+    if (Q.held < b) fail("a queue holds fewer sent commands than it owes credits for");
+    held_sum += Q.held;
+    queued_sum += d;
+  }
+  // Pool accounting: never used + free + held + queued + the ingress command's slot == Pool.
+  {
+    const uint32_t ing = in_.act && !in_.drop ? 1 : 0;
+    if (held_sum != sheld_ || sheld_ > HMAX) fail("held commands: sum of queues != total, or above Pool - NQ*QDepth");
+    if ((POOL - fresh_) + ((fl_wp_ - fl_rp_) & fmask) + sheld_ + queued_sum + ing != POOL)
+      fail("pool accounting: fresh + free + held + queued + ingress != Pool");
   }
   if (!lite) {
     // Only the connections written at this edge change (the others' outputs and checks are as before).

@@ -42,6 +42,7 @@ struct TxParams {
   unsigned rx_buf_beats = 512;  ///< RxBufBeats (sue_rx only; validated alike)
   unsigned rx_frames = 16;      ///< RxFrames (sue_rx only; validated alike)
   unsigned cnt_w = 32;          ///< CntW: 16..64
+  unsigned pool = 0;            ///< Pool: command slots shared by all queues; 0 = the default pool_default()
 
   /// "" or one line naming the first bad parameter and its allowed values.
   std::string validate() const;
@@ -51,8 +52,18 @@ struct TxParams {
   unsigned db() const { return data_w / 8; }                 ///< XPU bytes per beat
   unsigned nq() const { return num_peers * 4; }              ///< queues
   unsigned nc() const { return num_ports * num_peers * 4; }  ///< connections
-  unsigned store() const { return 8 * qdepth; }              ///< Store = 8*QDepth: slots per queue ring (queued + sent, unacknowledged)
-  unsigned qb() const;                                       ///< clog2(Store)
+  /// Default Pool: NQ*8*QDepth rounded up to a power of 2 (4096 at NumPeers 4, QDepth 32).
+  unsigned pool_default() const;
+  /// Pool: command slots shared by all NQ queues (queued + sent, unacknowledged), power of 2,
+  /// >= pool_min(); each queue is a linked list through it (docs/sue.md "Retransmit store").
+  unsigned pool_slots() const { return pool ? pool : pool_default(); }
+  /// Smallest allowed Pool: NQ*QDepth reserved for credited commands + the largest PDU's commands
+  /// (min(QDepth, floor(MaxPack/20))), so a full PDU always forms into an empty store.
+  unsigned pool_min() const;
+  /// Sent commands the pool may hold: Pool - NQ*QDepth (a NEW PDU of n forms only while held + n <= this).
+  unsigned held_max() const { return pool_slots() - nq() * qdepth; }
+  unsigned sb() const;                                       ///< SB = clog2(Pool): slot id bits
+  unsigned qb() const;                                       ///< clog2(QDepth): per-queue credit ring index bits
   unsigned wb() const;                                       ///< clog2(Window)
   unsigned data_beats() const { return (max_data + db() - 1) / db(); }  ///< data beats per slot
   unsigned acc_bytes() const { return 64 + 20 + db(); }     ///< ACC: two beats and the largest command chunk (20 + DB)
@@ -147,18 +158,25 @@ class TxModel {
   const std::string& assertion() const { return assert_; }
 
  private:
-  struct Slot {  // one command slot of a queue (its data lives in Queue::data)
+  struct Slot {  // one command slot of the pool (its data lives in data_)
     std::array<uint8_t, 18> ctrl{};
     uint32_t dlen = 0;
+    uint32_t next = 0;  // the queue's next slot (written when the next command of the queue is linked)
+    uint32_t ackn = 0;  // 0, or: this slot starts an acknowledged PDU of ackn commands (one write per PDU)
   };
   struct Desc {
     uint32_t first = 0, n = 0, p = 0;
   };
   struct Queue {
-    std::vector<Slot> slot;
-    std::vector<uint8_t> acked;
-    std::vector<uint8_t> data;  // Store * data_beats() * DB bytes, allocated at the first data write (0 before)
-    uint32_t head = 0, crd = 0, send = 0, tail = 0;  // QB+1 bits; head <= crd <= send <= tail
+    // Credit ring of QDepth entries {slot id, dlen}: [crd, send) sent, credit not back yet; [send, tail)
+    // queued. Pointers QB+1 bits, crd <= send <= tail, tail - crd <= QDepth.
+    std::vector<uint32_t> rslot, rdlen;
+    uint32_t crd = 0, send = 0, tail = 0;
+    // The queue's slots as a list through Slot::next, oldest first: held (sent, not freed) then queued.
+    uint32_t hd = 0, lst = 0;  // first and last slot (valid while the list is not empty)
+    uint32_t held = 0;         // sent commands in the pool (the list's first `held` slots)
+    uint32_t hrem = 0;         // commands of the acknowledged PDU at hd still to free (0: hd starts a PDU)
+    uint32_t hpdu = 0;         // first slot of that PDU (a builder job on it blocks its frees)
   };
   struct Conn {
     uint32_t npsn = 0, ack_psn = 0, free_psn = 0;
@@ -185,6 +203,7 @@ class TxModel {
     std::vector<uint8_t> acc;  // ACC bytes, bytes >= acc_n are 0
     uint32_t acc_n = 0;
     uint32_t phase = 0, k = 0, j = 0;  // chunk position (phases in the .cpp)
+    uint32_t slot = 0;                 // pool slot of command k (first, then Slot::next per command)
     uint32_t crc = 0;
     bool first_beat = false;
     bool eof_held = false;  // acc holds only the previous frame's eof beat (the job started before it was loaded)
@@ -192,6 +211,7 @@ class TxModel {
   struct Ingress {
     bool act = false, drop = false, err = false;
     uint32_t q = 0, beat = 0, nb = 0;
+    uint32_t slot = 0;  // the pool slot allocated at the command's first cycle
   };
   void reset(const TxIn& in);
   void fail(const std::string& what);
@@ -214,6 +234,15 @@ class TxModel {
   TxParams p_;
   TxCfg cfg_;
   std::vector<Queue> q_;
+  // The pool: slots, their data (Pool * data_beats() * DB bytes, allocated at the first data write),
+  // never-used slots [fresh_, Pool), the free FIFO fl_ (ring of Pool slot ids, rp/wp clog2(Pool)+1 bits).
+  std::vector<Slot> slot_;
+  std::vector<uint8_t> data_;
+  std::vector<uint32_t> fl_;
+  uint32_t fresh_ = 0, fl_rp_ = 0, fl_wp_ = 0;
+  uint32_t sheld_ = 0;  // sent commands held, all queues (= sum of Queue::held)
+  uint32_t frr_ = 0;    // round-robin pointer of the slot free
+  std::vector<int32_t> where_;  // assertion bookkeeping only: -2 free/fresh, -1 ingress, q: on queue q's list
   std::vector<Conn> conn_;
   std::vector<std::vector<Desc>> desc_;  // [c][psn mod Window]
   std::array<bool, kMaxPorts> dead_{};
@@ -238,7 +267,7 @@ class TxModel {
   // Connection sets, pre-edge (updated at the end of every edge for the touched connections).
   Mask m_rtx_{}, m_owe_{}, m_unfreed_{}, m_busy_{}, m_fo_ans_{}, m_wait_{}, m_mig_{};
   // Per-queue scratch.
-  std::vector<uint8_t> held_, migq_, credit_, sfree_, crd_;
+  std::vector<uint8_t> held_, migq_, credit_, crd_;
   std::vector<uint32_t> mrank_;
   std::string peer_fail_;             // the peer-table assertion (cfg is sampled at reset only)
 };

@@ -215,6 +215,20 @@ TEST(SueTxModel, ParamsValidated) {
   p.data_w = 128;  // 16*DB = 256 < 300
   EXPECT_NE(p.validate().find("MaxData=300"), std::string::npos);
   EXPECT_THROW(TxModel{p}, std::invalid_argument);
+  // Pool: 0 = default NQ*8*QDepth rounded up to a power of 2; else a power of 2 >= NQ*QDepth +
+  // min(QDepth, MaxPack/20).
+  p = TxParams{};
+  EXPECT_EQ(p.pool_slots(), 4096u);
+  EXPECT_EQ(p.pool_min(), 16u * 32u + 32u);
+  p.num_peers = 3;  // 12 * 8 * 32 = 3072 -> 4096
+  EXPECT_EQ(p.pool_slots(), 4096u);
+  p = TxParams{};
+  p.pool = 1000;
+  EXPECT_NE(p.validate().find("Pool=1000"), std::string::npos);
+  p.pool = 512;  // < 544
+  EXPECT_NE(p.validate().find("Pool=512"), std::string::npos);
+  p.pool = 1024;
+  EXPECT_EQ(p.validate(), "");
 }
 
 // ------------------------------------------------------------------ the worked example (docs/sue.md)
@@ -395,13 +409,18 @@ TEST(SueTxModel, CreditsAtFormationSlotsAtAck) {
   EXPECT_EQ(b.o().out_bytes[0], 0u);
 }
 
-// The store (Store = 8 * QDepth slots per queue) holds at most Store - QDepth sent commands, so the
-// QDepth the XPU holds credits for always find a slot; an XPU that spends every credit it gets back
-// never overflows, and NEW PDUs resume when an ACK frees slots.
+// The pool (Pool command slots shared by all queues) holds at most Pool - NQ*QDepth sent commands, so
+// the QDepth commands each queue's XPU credits cover always find a slot; an XPU that spends every credit
+// it gets back never overflows, and NEW PDUs resume when an ACK frees slots. (Before the shared pool,
+// each queue was a ring of Store = 8*QDepth slots holding at most Store - QDepth = 28 sent commands
+// here; one queue now holds Pool - NQ*QDepth = 128 - 16 = 112.)
 TEST(SueTxModel, StoreBoundsSentCommandsAndXpuNeverOverflows) {
   TxParams p = small_pack();
-  p.qdepth = 4;     // Store 32: 28 sent + 4 queued
+  p.num_peers = 1;  // NQ 4
+  p.qdepth = 4;     // Pool = 4*8*4 = 128: 112 sent + 4 queued per queue reserved
   p.window = 256;   // the window does not bind here
+  ASSERT_EQ(p.pool_slots(), 128u);
+  ASSERT_EQ(p.held_max(), 112u);
   Bench b(p);
   b.reset();
   unsigned credits = p.qdepth, sent = 0;
@@ -416,19 +435,110 @@ TEST(SueTxModel, StoreBoundsSentCommandsAndXpuNeverOverflows) {
     credits += b.o().tx_credit[0];
     max_count = std::max(max_count, b.o().q_count[0]);
   };
-  for (int e = 0; e < 400; ++e) step();
+  for (int e = 0; e < 1000; ++e) step();
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
-  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 28u);     // Store - QDepth
-  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 32u);       // + QDepth queued
-  EXPECT_EQ(b.o().q_count[0], 32u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 112u);    // Pool - NQ*QDepth (was Store - QDepth = 28 per queue)
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 116u);      // + QDepth queued
+  EXPECT_EQ(b.o().q_count[0], 116u);
   EXPECT_EQ(b.o().q_unsent[0], 4u);
-  EXPECT_EQ(max_count, 32u);
-  EXPECT_EQ(b.o().conn_npsn[0], 28u);
+  EXPECT_EQ(max_count, 116u);
+  EXPECT_EQ(b.o().conn_npsn[0], 112u);
   b.fb(0, Bench::ack(0, 0, 27));
-  for (int e = 0; e < 400; ++e) step();
+  for (int e = 0; e < 1000; ++e) step();
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
-  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 56u);     // 28 more after the ACK freed them
-  EXPECT_LE(max_count, 32u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 140u);    // 28 more after the ACK freed 28 slots
+  EXPECT_LE(max_count, 116u);
+}
+
+// One {peer, VC} queue at the defaults (QDepth 32, 1 peer: Pool 1,024) holds far more than the old
+// per-queue limit of Store - QDepth = 224 sent commands: exactly Pool - NQ*QDepth = 896 with the ACKs
+// withheld, while the XPU spends every credit it gets and never overflows. The output is throttled
+// (ready one edge in four) so PDUs pack many commands and the window (256) does not bind.
+TEST(SueTxModel, PoolLetsOneQueueHoldMoreThanTheOldRing) {
+  TxParams p;
+  p.num_peers = 1;
+  p.window = 256;
+  ASSERT_EQ(p.pool_slots(), 1024u);
+  ASSERT_EQ(p.held_max(), 896u);
+  Bench b(p);
+  b.reset();
+  unsigned credits = p.qdepth, tag = 0;
+  uint32_t max_count = 0;
+  for (int e = 0; e < 20000; ++e) {
+    b.in.mac_tx_ready = (e % 4 == 0) ? 1u : 0u;
+    if (credits) {
+      --credits;
+      b.cmd(0, 0, 16, static_cast<uint8_t>(++tag));
+    } else {
+      b.edge();
+    }
+    credits += b.o().tx_credit[0];
+    max_count = std::max(max_count, b.o().q_count[0]);
+  }
+  EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
+  EXPECT_GT(b.cnt(TxCnt::cmds_sent), 224u);     // more than the old per-queue ring allowed
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 896u);     // exactly Pool - NQ*QDepth
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 896u + 32u); // + QDepth queued
+  EXPECT_EQ(max_count, 928u);
+  EXPECT_LE(b.o().conn_npsn[0], 256u);
+  EXPECT_EQ(b.m.assertion(), "");
+}
+
+// All 16 queues compete for the pool (4 peers, QDepth 4: Pool 512, 448 sent held at most, 64 reserved
+// for credited commands). The XPU round-robins over every queue and spends every credit it gets; with
+// the ACKs withheld the pool fills exactly (448 sent + 64 queued = Pool) and no command overflows. ACKs
+// for every connection then free the slots (one per edge for the instance) and sending resumes.
+TEST(SueTxModel, PoolSharedByAllQueuesNeverOverflows) {
+  TxParams p = small_pack();
+  p.qdepth = 4;
+  p.num_ports = 2;
+  p.window = 256;
+  ASSERT_EQ(p.pool_slots(), 512u);
+  ASSERT_EQ(p.held_max(), 448u);
+  Bench b(p);
+  b.reset();
+  const unsigned NQ = p.nq();
+  std::vector<unsigned> credits(NQ, p.qdepth);
+  unsigned rr = 0, tag = 0;
+  auto step = [&] {
+    bool sent = false;
+    for (unsigned k = 0; k < NQ && !sent; ++k) {
+      const unsigned q = (rr + k) % NQ;
+      if (!credits[q]) continue;
+      --credits[q];
+      rr = q + 1;
+      b.cmd(q / 4, q % 4, 0, static_cast<uint8_t>(++tag));
+      sent = true;
+    }
+    if (!sent) b.edge();
+    for (unsigned q = 0; q < NQ; ++q) credits[q] += b.o().tx_credit[q];
+  };
+  for (int e = 0; e < 3000; ++e) step();
+  EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 448u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 512u);
+  uint32_t held = 0;
+  for (unsigned q = 0; q < NQ; ++q) {
+    EXPECT_EQ(b.o().q_unsent[q], p.qdepth) << "queue " << q;
+    held += b.o().q_count[q];
+  }
+  EXPECT_EQ(held, 512u);  // every slot of the pool
+  // Acknowledge everything sent on every connection: the pool drains and the queued commands go.
+  for (int round = 0; round < 40; ++round) {
+    for (unsigned port = 0; port < p.num_ports; ++port) {
+      for (unsigned q = 0; q < NQ; ++q) {
+        const unsigned c = b.c(port, q / 4, q % 4);
+        const uint32_t np = b.o().conn_npsn[c], ap = b.o().conn_ack_psn[c];
+        if (np == ap) continue;
+        b.fb(port, Bench::ack(q / 4, q % 4, (np - 1) & 0xffff));
+        break;
+      }
+    }
+    for (int e = 0; e < 40; ++e) step();
+  }
+  EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
+  EXPECT_GT(b.cnt(TxCnt::cmds_sent), 448u);
+  EXPECT_EQ(b.m.assertion(), "");
 }
 
 // A go-back-N resends from the store: the queue's credits came back at formation and the XPU has
