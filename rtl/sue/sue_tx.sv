@@ -36,11 +36,12 @@ module sue_tx #(
   parameter int RxBufBeats = 512,
   parameter int RxFrames   = 16,
   parameter int CntW       = 32,
+  // command slots shared by all queues (queued + sent, unacknowledged): NQ*8*QDepth rounded up to a power of 2
+  parameter int Pool       = 1 << $clog2(NumPeers * 32 * QDepth),
   // derived (do not override)
   parameter int NQ         = NumPeers * 4,
   parameter int NC         = NumPorts * NumPeers * 4,
-  parameter int Store      = 8 * QDepth,   // slots per queue ring: queued + sent, unacknowledged
-  parameter int PW         = $clog2(Store) + 1,
+  parameter int PW         = $clog2(Pool) + 1,   // slot counts (q_count_o) and command counts
   parameter int IW         = $clog2(Window) + 1
 ) (
   input  logic                     clk_i,
@@ -124,7 +125,9 @@ module sue_tx #(
   // ---------------------------------------------------------------- constants
   localparam int DB      = DataW / 8;                     // XPU bytes per beat
   localparam int NB      = (MaxData + DB - 1) / DB;        // data beats per slot
-  localparam int QB      = $clog2(Store);
+  localparam int QB      = $clog2(Pool);                   // slot id bits
+  localparam int PMin    = NQ * QDepth + ((QDepth < MaxPack / 20) ? QDepth : MaxPack / 20);
+  localparam int HMax    = Pool - NQ * QDepth;             // sent commands the pool may hold
   localparam int HC      = (Profile == 0) ? 22 : 6;        // header chunk bytes (AFH + RH | the 6-byte header)
   localparam int CC      = 20 + DB;                        // largest command chunk: op header, control, a data beat
   localparam int ACC     = 64 + CC;                        // accumulator bytes: two beats and a command chunk
@@ -163,7 +166,7 @@ module sue_tx #(
     if (MaxPack > PackLim || MaxPack < 20 + MaxData) $fatal(1, "sue_tx: MaxPack=%0d not allowed (allowed: %0d..%0d)", MaxPack, 20 + MaxData, PackLim);
     if (MaxData < 1 || MaxData > 16 * DB) $fatal(1, "sue_tx: MaxData=%0d not allowed (allowed: 1..min(16*DB, MaxPack-20))", MaxData);
     if (QDepth < 2 || QDepth > 256 || (QDepth & (QDepth - 1)) != 0) $fatal(1, "sue_tx: QDepth=%0d not allowed (allowed: power of 2, 2..256)", QDepth);
-    if (Store != 8 * QDepth) $fatal(1, "sue_tx: Store=%0d not allowed (derived: 8*QDepth = %0d)", Store, 8 * QDepth);
+    if (Pool < PMin || Pool > (1 << 20) || (Pool & (Pool - 1)) != 0) $fatal(1, "sue_tx: Pool=%0d not allowed (allowed: power of 2, %0d..%0d)", Pool, PMin, 1 << 20);
     if (Window < 1 || Window > 256 || (Window & (Window - 1)) != 0) $fatal(1, "sue_tx: Window=%0d not allowed (allowed: power of 2, 1..256)", Window);
     if (RxBufBeats < MaxFrameBeats || (RxBufBeats & (RxBufBeats - 1)) != 0) $fatal(1, "sue_tx: RxBufBeats=%0d not allowed (allowed: power of 2, >= %0d)", RxBufBeats, MaxFrameBeats);
     if (RxFrames < 1 || RxFrames > 64) $fatal(1, "sue_tx: RxFrames=%0d not allowed (allowed: 1..64)", RxFrames);
@@ -185,16 +188,11 @@ module sue_tx #(
     crc32c_upd = x;
   endfunction
 
-  // (a - b) mod Store: the position of slot a in a range that starts at slot b.
-  function automatic logic [PW-1:0] qdist(input logic [QB-1:0] a, input logic [QB-1:0] b);
-    logic [QB-1:0] d;
-    d = a - b;
-    qdist = {1'b0, d};
-  endfunction
-
-  // (a + k) mod Store: slot k of a range that starts at slot a.
-  function automatic logic [QB-1:0] qadd(input logic [QB-1:0] a, input logic [QB-1:0] k);
-    qadd = a + k;
+  // Credit ring entry of queue q at pointer x: q*QDepth + x mod QDepth.
+  function automatic logic [31:0] ridx(input int q, input logic [PW-1:0] x);
+    logic [PW-1:0] m;
+    m = x & PW'(QDepth - 1);
+    ridx = 32'(q) * QDepth + 32'(m);
   endfunction
 
   // Descriptor slot of a PSN: psn mod Window.
@@ -215,17 +213,32 @@ module sue_tx #(
   logic [23:0]             rto_q;
   logic [15:0]             ack_delay_q;
   logic [23:0]             fo_retry_q;
-  // queues
-  logic [NQ*PW-1:0]        head_q, head_d, crd_q, crd_d, send_q, send_d, tail_q, tail_d;
-  logic [NQ*Store-1:0]     acked_q, acked_d;
-  logic [143:0]            sl_ctrl [NQ*Store];
-  logic [11:0]             sl_dlen [NQ*Store];
-  logic [DataW-1:0]        sl_data [NQ*Store*NB];
+  // queues: credit ring pointers crd <= send <= tail (PW-bit counters, ring entry = pointer mod QDepth),
+  // ring entries {slot, dlen}; the queue's list through sl_next: hd (oldest) .. lst (newest); held sent
+  // commands in the pool; hrem commands of the acknowledged PDU hpdu at hd still to free
+  logic [NQ*PW-1:0]        crd_q, crd_d, send_q, send_d, tail_q, tail_d, held_q, held_d, hrem_q, hrem_d;
+  logic [NQ*QB-1:0]        hd_q, hd_d, lst_q, lst_d, hpdu_q, hpdu_d;
+  logic [QB-1:0]           rs_slot [NQ*QDepth];
+  logic [11:0]             rs_dlen [NQ*QDepth];
+  // the pool: slots (written at allocation), next links, acknowledged-PDU marks (ackn of a PDU's first slot)
+  logic [143:0]            sl_ctrl [Pool];
+  logic [11:0]             sl_dlen [Pool];
+  logic [DataW-1:0]        sl_data [Pool*NB];
+  logic [QB-1:0]           sl_next [Pool];
+  logic [PW-1:0]           sl_ackn [Pool];
+  // never-used slots [fresh, Pool), the free FIFO (fl_mem, rp/wp PW+1 bits), held commands of all queues,
+  // the round robin of the slot free
+  logic [PW-1:0]           fresh_q, fresh_d, sheld_q, sheld_d;
+  logic [PW-1:0]           flrp_q, flrp_d, flwp_q, flwp_d;
+  logic [QB-1:0]           fl_mem [Pool];
+  logic [QIW-1:0]          frr_q, frr_d;
   // ingress
   logic                    in_act_q, in_act_d, in_drop_q, in_drop_d, in_err_q, in_err_d;
   logic [QIW-1:0]          in_q_q, in_q_d;
   logic [3:0]              in_beat_q, in_beat_d;
   logic [4:0]              in_nb_q, in_nb_d;
+  logic [QB-1:0]           in_slot_q, in_slot_d;    // the slot allocated at the command's first cycle
+  logic [11:0]             in_dlen_q, in_dlen_d;
   // builders
   logic [NumPorts-1:0]     busy_q, busy_d;
   logic [NumPorts-1:0]     jk_q, jk_d;              // 1: empty PDU
@@ -241,6 +254,7 @@ module sue_tx #(
   logic [NumPorts*8-1:0]   accn_q, accn_d;
   logic [NumPorts*3-1:0]   ph_q, ph_d;
   logic [NumPorts*QB-1:0]  bk_q, bk_d;              // command of the job
+  logic [NumPorts*QB-1:0]  bs_q, bs_d;              // its slot (the job's first, then sl_next per command)
   logic [NumPorts*4-1:0]   bj_q, bj_d;              // data beat of the command
   logic [NumPorts-1:0]     fbeat_q, fbeat_d;
   logic [NumPorts-1:0]     eofh_q, eofh_d;          // eof_held: acc holds only the previous frame's eof beat
@@ -303,7 +317,9 @@ module sue_tx #(
   logic [1:0]              job_op;
   // S3 (descriptor walkers; SUE counter increments; 0 in Lite)
   logic [NumPorts-1:0]     wk_hit;
-  logic [NumPorts*QIW-1:0] wk_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [NumPorts*QIW-1:0] wk_q;        // the walker's queue (read by the SUE_ASSERT checks only)
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [NumPorts*QB-1:0]  wk_first;
   logic [NumPorts*PW-1:0]  wk_n;
   logic [CntW-1:0]         s_inc_gbn, s_inc_rto, s_inc_nack_rcvd, s_inc_fo_ack_rcvd;
@@ -355,11 +371,12 @@ module sue_tx #(
   logic [15:0]         c2_sum;
   logic [11:0]         c2_dl;
   logic [PW-1:0]       c2_avail, c2_room;
-  logic [QB-1:0]       c2_slot;
   always_comb begin
     psel_ok   = '0;
     psel_port = '0;
     startable = '0;
+    // pool room: the sent commands held by all queues stay within Pool - NQ*QDepth
+    c2_room   = (sheld_q >= PW'(HMax)) ? '0 : PW'(HMax) - sheld_q;
     for (int q = 0; q < NQ; q++) begin
       for (int p = 0; p < NumPorts; p++) begin
         c2_cand[p] = okpv[p*4 + q%4] && ((Profile == 1) || cwin[(p*NumPeers + q/4)*4 + q%4]);
@@ -388,8 +405,7 @@ module sue_tx #(
       end
       psel_ok[q] = c2_found;
       psel_port[q*2 +: 2] = c2_best;
-      startable[q] = (send_q[q*PW +: PW] != tail_q[q*PW +: PW]) && !blocked[q] && c2_found &&
-                     ((send_q[q*PW +: PW] - head_q[q*PW +: PW]) < PW'(Store - QDepth));
+      startable[q] = (send_q[q*PW +: PW] != tail_q[q*PW +: PW]) && !blocked[q] && c2_found && (c2_room != '0);
     end
     // weighted round robin over VCs, round robin over peers
     new_hit = 1'b0;
@@ -413,18 +429,15 @@ module sue_tx #(
     new_q = QIW'({new_i, new_v});
     new_t = psel_port[new_q*2 +: 2];
     new_c = CIW'((32'(new_t)*NumPeers + 32'(new_i))*4 + 32'(new_v));
-    new_first = send_q[new_q*PW +: QB];
-    // packing: the longest prefix of [send, tail) within MaxPack
+    new_first = rs_slot[ridx(32'(new_q), send_q[new_q*PW +: PW])];
+    // packing: the longest prefix of [send, tail) within MaxPack and the pool room
     c2_avail = tail_q[new_q*PW +: PW] - send_q[new_q*PW +: PW];
-    // store room: [head, send) stays within Store - QDepth slots
-    c2_room  = PW'(Store - QDepth) - (send_q[new_q*PW +: PW] - head_q[new_q*PW +: PW]);
     if (c2_room < c2_avail) c2_avail = c2_room;
     c2_stop  = 1'b0;
     c2_sum   = '0;
     new_n    = '0;
     for (int k = 0; k < QDepth; k++) begin
-      c2_slot = new_first + QB'(k);
-      c2_dl   = sl_dlen[32'(new_q)*Store + 32'(c2_slot)];
+      c2_dl   = rs_dlen[ridx(32'(new_q), send_q[new_q*PW +: PW] + PW'(k))];
       if (!c2_stop && (PW'(k) < c2_avail) && (c2_sum + 16'd20 + 16'(c2_dl) <= 16'(MaxPack))) begin
         c2_sum = c2_sum + 16'd20 + 16'(c2_dl);
         new_n  = new_n + 1'b1;
@@ -953,18 +966,20 @@ module sue_tx #(
   logic [CH*8-1:0]   b_ch;
   logic [ACC*8-1:0]  b_sh, b_ext;
   logic [2:0]        b_nph, b_anph, b_cnph;
-  logic [QB-1:0]     b_nk, b_slot, b_ank, b_cnk;
+  logic [QB-1:0]     b_nk, b_slot, b_ank, b_cnk, b_ns, b_ans, b_cns;
   logic [3:0]        b_nj, b_anj, b_cnj;
   logic [CC*8-1:0]   b_cc;
   logic [6:0]        b_cs;
   logic              b_crc;
-  logic [QIW-1:0]    b_q;
   logic [11:0]       b_dlen;
   logic [12:0]       b_rem;
   logic [9:0]        b_peer;
   logic [15:0]       b_ophdr;
   logic [DataW-1:0]  b_dbeat;
-  logic [NQ*Store-1:0] ack_set;
+  // acknowledged-PDU marks (one per port and edge): sl_ackn[mk_s] = mk_n
+  logic [NumPorts-1:0]    mk_v;
+  logic [NumPorts*QB-1:0] mk_s;
+  logic [NumPorts*PW-1:0] mk_n;
   // ingress temporaries
   logic [11:0]       g_dlen;
   logic [4:0]        g_nb;
@@ -972,8 +987,16 @@ module sue_tx #(
   logic [3:0]        g_peer;
   logic [QIW-1:0]    g_q;
   logic              wr_ctrl, wr_data;
-  logic [QIW-1:0]    wr_q;
+  logic [QB-1:0]     wr_s;                // the slot written (allocated now, or the ingress command's)
   logic [3:0]        wr_beat;
+  // pool: allocation, link of a completed command, slot given back, slot free
+  logic              al_go, lk_go, ret_go, fr_hit, fr_go;
+  logic [QB-1:0]     al_s, lk_s, fr_s;
+  logic [11:0]       lk_dlen;
+  logic [QIW-1:0]    lk_q, fr_q;
+  logic [NQ-1:0]     fr_ok;
+  logic [PW-1:0]     lk_nall, fr_n;
+  logic [31:0]       fr_k;
   logic [NQ*2-1:0]   cr_drop;
   logic [CntW-1:0]   inc [NumCnt];
   logic              b_cov;
@@ -982,10 +1005,10 @@ module sue_tx #(
   always_comb begin
     busy_d = busy_q; jk_d = jk_q; ji_d = ji_q; jv_d = jv_q; jpsn_d = jpsn_q; jfirst_d = jfirst_q; jn_d = jn_q;
     jop_d = jop_q; japsn_d = japsn_q; jrsvd_d = jrsvd_q; acc_d = acc_q; accn_d = accn_q; ph_d = ph_q;
-    bk_d = bk_q; bj_d = bj_q; fbeat_d = fbeat_q; eofh_d = eofh_q;
+    bk_d = bk_q; bs_d = bs_q; bj_d = bj_q; fbeat_d = fbeat_q; eofh_d = eofh_q;
     mv_d = mv_q; msof_d = msof_q; meof_d = meof_q; mdata_d = mdata_q; mnb_d = mnb_q;
     app_crc = '0; app_ch = '0; app_from = '0; app_s = '0;
-    ack_set = '0;
+    mk_v = '0; mk_s = '0; mk_n = '0;
     dead_d  = dead_q | dies;
     n_bytes_out = '0; n_frames_out = '0;
     // 5. builders
@@ -995,16 +1018,16 @@ module sue_tx #(
         if (meof_q[p]) n_frames_out = n_frames_out + 1'b1;
       end
       b_free = !mv_q[p] || mac_tx_ready_i[p];
-      b_q    = QIW'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]});
       b_all = 1'b0; b_load = 1'b0; b_m = '0; b_eof = 1'b0; b_sof = 1'b0; b_raw = '0; b_beat = '0; b_ch = '0; b_s = '0;
       b_from = '0; b_crc = 1'b0; b_nph = '0; b_nk = '0; b_nj = '0; b_slot = '0; b_dlen = '0; b_dbeat = '0;
       b_rem = '0; b_peer = '0; b_ophdr = '0; b_base = '0; b_sh = '0; b_ext = '0;
       b_anph = '0; b_ank = '0; b_anj = '0; b_cnph = '0; b_cnk = '0; b_cnj = '0; b_cc = '0; b_cs = '0;
+      b_ns = '0; b_ans = '0; b_cns = '0;
       if (dies[p]) begin
         if (Profile == 1 && busy_q[p]) begin  // Lite: the PDU is lost, its slots are released
-          for (int k = 0; k < QDepth; k++) begin
-            if (PW'(k) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*Store + 32'(qadd(jfirst_q[p*QB +: QB], QB'(k)))] = 1'b1;
-          end
+          mk_v[p] = 1'b1;
+          mk_s[p*QB +: QB] = jfirst_q[p*QB +: QB];
+          mk_n[p*PW +: PW] = jn_q[p*PW +: PW];
         end
         busy_d[p] = 1'b0;
         eofh_d[p] = 1'b0;
@@ -1041,9 +1064,9 @@ module sue_tx #(
           if (b_eof && !eofh_q[p]) begin
             busy_d[p] = 1'b0;
             if (Profile == 1) begin  // Lite: slots freed when the last beat is loaded
-              for (int k = 0; k < QDepth; k++) begin
-                if (PW'(k) < jn_q[p*PW +: PW]) ack_set[32'(b_q)*Store + 32'(qadd(jfirst_q[p*QB +: QB], QB'(k)))] = 1'b1;
-              end
+              mk_v[p] = 1'b1;
+              mk_s[p*QB +: QB] = jfirst_q[p*QB +: QB];
+              mk_n[p*PW +: PW] = jn_q[p*PW +: PW];
             end
           end
         end else if (b_free) begin
@@ -1057,24 +1080,27 @@ module sue_tx #(
         b_nph  = ph_q[p*3 +: 3];
         b_nk   = bk_q[p*QB +: QB];
         b_nj   = bj_q[p*4 +: 4];
-        b_slot = jfirst_q[p*QB +: QB] + bk_q[p*QB +: QB];
-        b_dlen = sl_dlen[32'(b_q)*Store + 32'(b_slot)];
-        b_dbeat = sl_data[(32'(b_q)*Store + 32'(b_slot))*NB + 32'(bj_q[p*4 +: 4])];   // beat 0 in PhHdr, PhOp
+        b_slot = bs_q[p*QB +: QB];
+        b_ns   = b_slot;
+        b_dlen = sl_dlen[b_slot];
+        b_dbeat = sl_data[32'(b_slot)*NB + 32'(bj_q[p*4 +: 4])];   // beat 0 in PhHdr, PhOp
         b_rem  = 13'(b_dlen) - 13'(32'(bj_q[p*4 +: 4]) * DB);
         b_peer = peer_q[ji_q[p*4 +: 4]*10 +: 10];
         b_ophdr = {(PW'(bk_q[p*QB +: QB]) + 1'b1 == jn_q[p*PW +: PW]), 3'b000, b_dlen + 12'd18};
         // the position after command bk's last chunk
         b_ank  = bk_q[p*QB +: QB];
         b_anj  = bj_q[p*4 +: 4];
+        b_ans  = b_slot;
         if (PW'(bk_q[p*QB +: QB]) + 1'b1 < jn_q[p*PW +: PW]) begin
           b_anph = PhOp;
           b_ank  = bk_q[p*QB +: QB] + 1'b1;
           b_anj  = '0;
+          b_ans  = sl_next[b_slot];   // the queue's next command: the builder walks the list
         end else begin
           b_anph = (Profile == 0) ? PhTrl : PhDone;
         end
         // command chunk of command bk: op header, control, the first min(DB, dlen) data bytes
-        b_cc[CC*8-1 -: 160] = {b_ophdr, sl_ctrl[32'(b_q)*Store + 32'(b_slot)]};
+        b_cc[CC*8-1 -: 160] = {b_ophdr, sl_ctrl[b_slot]};
         for (int k = 0; k < DB; k++) begin
           if (12'(k) < b_dlen) b_cc[CC*8-1-160-8*k -: 8] = b_dbeat[DataW-1-8*k -: 8];
         end
@@ -1083,10 +1109,12 @@ module sue_tx #(
           b_cnph = PhData;
           b_cnk  = bk_q[p*QB +: QB];
           b_cnj  = 4'd1;
+          b_cns  = b_slot;
         end else begin
           b_cnph = b_anph;
           b_cnk  = b_ank;
           b_cnj  = b_anj;
+          b_cns  = b_ans;
         end
         case (ph_q[p*3 +: 3])
           PhHdr: begin
@@ -1109,6 +1137,7 @@ module sue_tx #(
               b_nph = b_cnph;
               b_nk  = b_cnk;
               b_nj  = b_cnj;
+              b_ns  = b_cns;
             end
           end
           PhOp: begin
@@ -1117,6 +1146,7 @@ module sue_tx #(
             b_nph = b_cnph;
             b_nk  = b_cnk;
             b_nj  = b_cnj;
+            b_ns  = b_cns;
           end
           PhData: begin
             b_s = (b_rem > 13'(DB)) ? 7'(DB) : 7'(b_rem);
@@ -1129,6 +1159,7 @@ module sue_tx #(
               b_nph = b_anph;
               b_nk  = b_ank;
               b_nj  = b_anj;
+              b_ns  = b_ans;
             end
           end
           PhTrl: begin
@@ -1148,6 +1179,7 @@ module sue_tx #(
           accn_d[p*8 +: 8] = b_base + 8'(b_s);
           ph_d[p*3 +: 3]   = b_nph;
           bk_d[p*QB +: QB] = b_nk;
+          bs_d[p*QB +: QB] = b_ns;
           bj_d[p*4 +: 4]   = b_nj;
           app_crc[p]       = b_crc;
           app_ch[p*CH*8 +: CH*8] = b_ch;
@@ -1165,10 +1197,9 @@ module sue_tx #(
       if (job_go && job_port == 2'(p)) begin
         eofh_d[p] = busy_d[p];
         if (Profile == 1 && busy_d[p]) begin
-          for (int k = 0; k < QDepth; k++) begin
-            if (PW'(k) < jn_q[p*PW +: PW])
-              ack_set[32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]})*Store + 32'(qadd(jfirst_q[p*QB +: QB], QB'(k)))] = 1'b1;
-          end
+          mk_v[p] = 1'b1;
+          mk_s[p*QB +: QB] = jfirst_q[p*QB +: QB];
+          mk_n[p*PW +: PW] = jn_q[p*PW +: PW];
         end
         busy_d[p]  = 1'b1;
         jk_d[p]    = job_k;
@@ -1183,6 +1214,7 @@ module sue_tx #(
         fbeat_d[p] = 1'b1;
         ph_d[p*3 +: 3] = PhHdr;
         bk_d[p*QB +: QB] = '0;
+        bs_d[p*QB +: QB] = job_first;
         bj_d[p*4 +: 4] = '0;
       end
     end
@@ -1192,15 +1224,18 @@ module sue_tx #(
   always_comb begin
     for (int i = 0; i < NumCnt; i++) inc[i] = '0;
     in_act_d = in_act_q; in_drop_d = in_drop_q; in_err_d = in_err_q; in_q_d = in_q_q; in_beat_d = in_beat_q;
-    in_nb_d = in_nb_q;
+    in_nb_d = in_nb_q; in_slot_d = in_slot_q; in_dlen_d = in_dlen_q;
     e_cmd_d = e_cmd_q; e_dest_d = e_dest_q; e_ovf_d = e_ovf_q;
     e_nop_d = e_nop_q || !any_live;
     tail_d = tail_q;
     cr_drop = '0;
     wr_ctrl = 1'b0;
     wr_data = 1'b0;
-    wr_q    = '0;
+    wr_s    = '0;
     wr_beat = '0;
+    al_go = 1'b0; lk_go = 1'b0; ret_go = 1'b0; lk_s = '0; lk_dlen = '0; lk_q = '0;
+    // allocation: a never-used slot while fresh < Pool, else the head of the free FIFO
+    al_s  = (fresh_q < PW'(Pool)) ? fresh_q[QB-1:0] : fl_mem[flrp_q[QB-1:0]];
     g_dlen  = tx_control_i[135:124];
     g_nb    = (tx_valid_i == 2'd2) ? 5'((32'(g_dlen) + DB - 1) / DB) : 5'd0;
     g_bad   = (tx_cycle_i != 4'd0) || (tx_valid_i == 2'd1 && g_dlen != 12'd0) ||
@@ -1231,21 +1266,22 @@ module sue_tx #(
           if (g_nb > 5'd1) begin
             in_act_d = 1'b1; in_drop_d = 1'b1; in_err_d = 1'b0; in_q_d = g_q; in_beat_d = 4'd1; in_nb_d = g_nb;
           end
+        end else if (g_nb <= 5'd1 && tx_err_i) begin
+          // a one-cycle command with tx_err: no slot is taken, the credit goes back
+          inc[CCmdErr] = 1;
+          cr_drop[g_q*2 +: 2] = 2'd1;
         end else begin
+          al_go   = 1'b1;
           wr_ctrl = 1'b1;
           wr_data = g_nb >= 5'd1;
-          wr_q    = g_q;
+          wr_s    = al_s;
           wr_beat = '0;
           if (g_nb <= 5'd1) begin
-            if (!tx_err_i) begin
-              tail_d[g_q*PW +: PW] = tail_q[g_q*PW +: PW] + 1'b1;
-              inc[CCmdsIn] = 1;
-            end else begin
-              inc[CCmdErr] = 1;
-              cr_drop[g_q*2 +: 2] = 2'd1;
-            end
+            lk_go = 1'b1; lk_s = al_s; lk_dlen = g_dlen; lk_q = g_q;
+            inc[CCmdsIn] = 1;
           end else begin
             in_act_d = 1'b1; in_drop_d = 1'b0; in_err_d = tx_err_i; in_q_d = g_q; in_beat_d = 4'd1; in_nb_d = g_nb;
+            in_slot_d = al_s; in_dlen_d = g_dlen;
           end
         end
       end else if (tx_valid_i == 2'd3) begin
@@ -1254,7 +1290,7 @@ module sue_tx #(
     end else begin
       if (tx_valid_i == 2'd2 && tx_cycle_i == in_beat_q) begin
         wr_data = !in_drop_q;
-        wr_q    = in_q_q;
+        wr_s    = in_slot_q;
         wr_beat = in_beat_q;
         in_err_d = in_err_q || tx_err_i;
         if (5'(in_beat_q) + 5'd1 == in_nb_q) begin
@@ -1263,8 +1299,9 @@ module sue_tx #(
             if (in_err_q || tx_err_i) begin
               inc[CCmdErr] = 1;
               cr_drop[in_q_q*2 +: 2] = 2'd1;
+              ret_go = 1'b1;
             end else begin
-              tail_d[in_q_q*PW +: PW] = tail_q[in_q_q*PW +: PW] + 1'b1;
+              lk_go = 1'b1; lk_s = in_slot_q; lk_dlen = in_dlen_q; lk_q = in_q_q;
               inc[CCmdsIn] = 1;
             end
           end
@@ -1275,41 +1312,87 @@ module sue_tx #(
         in_act_d = 1'b0;
         inc[CCmdBad] = 1;
         e_cmd_d = 1'b1;
-        if (!in_drop_q) cr_drop[in_q_q*2 +: 2] = 2'd1;
-      end
-    end
-
-    // 7. descriptor walkers' acknowledged ranges, slot frees
-    acked_d = acked_q | ack_set;
-    for (int p = 0; p < NumPorts; p++) begin
-      if (wk_hit[p]) begin
-        for (int k = 0; k < QDepth; k++) begin
-          if (PW'(k) < wk_n[p*PW +: PW]) acked_d[32'(wk_q[p*QIW +: QIW])*Store + 32'(qadd(wk_first[p*QB +: QB], QB'(k)))] = 1'b1;
+        if (!in_drop_q) begin
+          cr_drop[in_q_q*2 +: 2] = 2'd1;
+          ret_go = 1'b1;
         end
       end
     end
-    head_d   = head_q;
+    fresh_d = fresh_q;
+    flrp_d  = flrp_q;
+    if (al_go) begin
+      if (fresh_q < PW'(Pool)) fresh_d = fresh_q + 1'b1;
+      else flrp_d = flrp_q + 1'b1;
+    end
+
+    // 7. credit free (per queue), slot free (one per edge for the instance)
     crd_d    = crd_q;
     credit_d = cr_drop;
     for (int q = 0; q < NQ; q++) begin
-      b_cov = 1'b0;
-      for (int p = 0; p < NumPorts; p++) begin
-        if (busy_q[p] && {ji_q[p*4 +: 4], jv_q[p*2 +: 2]} == 6'(q) &&
-            qdist(head_q[q*PW +: QB], jfirst_q[p*QB +: QB]) < jn_q[p*PW +: PW]) b_cov = 1'b1;
-      end
       // credit free: one command formed into a PDU per edge gives its credit back
       if (crd_q[q*PW +: PW] != send_q[q*PW +: PW]) begin
         crd_d[q*PW +: PW] = crd_q[q*PW +: PW] + 1'b1;
         credit_d[q*2 +: 2] = credit_d[q*2 +: 2] + 2'd1;
       end
-      // slot free: the store keeps a sent command until its PDU is acknowledged (and credited)
-      if (head_q[q*PW +: PW] != crd_q[q*PW +: PW] && acked_q[q*Store + 32'(head_q[q*PW +: QB])] && !b_cov) begin
-        acked_d[q*Store + 32'(head_q[q*PW +: QB])] = 1'b0;
-        head_d[q*PW +: PW] = head_q[q*PW +: PW] + 1'b1;
+      // freeable: the oldest held slot's credit went back, its PDU is acknowledged (ackn of the PDU's
+      // first slot, or the rest hrem of the PDU being freed) and no busy builder's job is that PDU
+      b_cov = 1'b0;
+      for (int p = 0; p < NumPorts; p++) begin
+        if (busy_q[p] && {ji_q[p*4 +: 4], jv_q[p*2 +: 2]} == 6'(q) &&
+            jfirst_q[p*QB +: QB] == ((hrem_q[q*PW +: PW] != '0) ? hpdu_q[q*QB +: QB] : hd_q[q*QB +: QB])) b_cov = 1'b1;
+      end
+      fr_ok[q] = (held_q[q*PW +: PW] > send_q[q*PW +: PW] - crd_q[q*PW +: PW]) && !b_cov &&
+                 (hrem_q[q*PW +: PW] != '0 || sl_ackn[hd_q[q*QB +: QB]] != '0);
+    end
+    // round robin from frr over the freeable queues
+    fr_hit = 1'b0;
+    fr_q   = '0;
+    for (int k = NQ - 1; k >= 0; k--) begin
+      fr_k = 32'(frr_q) + 32'(k);
+      if (fr_k >= NQ) fr_k = fr_k - NQ;
+      if (fr_ok[fr_k]) begin
+        fr_hit = 1'b1;
+        fr_q   = QIW'(fr_k);
       end
     end
+    // a failed command's slot goes back instead (one free per edge)
+    fr_go = fr_hit && !ret_go;
+    fr_s  = hd_q[fr_q*QB +: QB];
+    fr_n  = sl_ackn[fr_s];
+    held_d  = held_q;
+    hrem_d  = hrem_q;
+    hd_d    = hd_q;
+    hpdu_d  = hpdu_q;
+    lst_d   = lst_q;
+    sheld_d = sheld_q;
+    frr_d   = frr_q;
+    flwp_d  = flwp_q;
+    if (ret_go || fr_go) flwp_d = flwp_q + 1'b1;
+    if (fr_go) begin
+      if (hrem_q[fr_q*PW +: PW] == '0) begin
+        hpdu_d[fr_q*QB +: QB] = fr_s;
+        hrem_d[fr_q*PW +: PW] = fr_n - 1'b1;
+      end else begin
+        hrem_d[fr_q*PW +: PW] = hrem_q[fr_q*PW +: PW] - 1'b1;
+      end
+      hd_d[fr_q*QB +: QB]   = sl_next[fr_s];
+      held_d[fr_q*PW +: PW] = held_q[fr_q*PW +: PW] - 1'b1;
+      sheld_d = sheld_q - 1'b1;
+      frr_d   = (32'(fr_q) + 1 >= NQ) ? '0 : fr_q + 1'b1;
+    end
     send_d = send_q;
-    if (new_go) send_d[new_q*PW +: PW] = send_q[new_q*PW +: PW] + new_n;
+    if (new_go) begin
+      send_d[new_q*PW +: PW] = send_q[new_q*PW +: PW] + new_n;
+      held_d[new_q*PW +: PW] = held_d[new_q*PW +: PW] + new_n;
+      sheld_d = sheld_d + new_n;
+    end
+    // link: the completed command joins its queue (ring entry at tail, behind the last slot of the list)
+    lk_nall = held_q[lk_q*PW +: PW] - PW'(fr_go && fr_q == lk_q) + (tail_q[lk_q*PW +: PW] - send_q[lk_q*PW +: PW]);
+    if (lk_go) begin
+      if (lk_nall == '0) hd_d[lk_q*QB +: QB] = lk_s;
+      lst_d[lk_q*QB +: QB]  = lk_s;
+      tail_d[lk_q*PW +: PW] = tail_q[lk_q*PW +: PW] + 1'b1;
+    end
 
     // counters
     inc[CPdusNew]   = CntW'(new_go);
@@ -1337,35 +1420,54 @@ module sue_tx #(
       own_q <= cfg_own_xpuid_i; peer_q <= cfg_peer_xpuid_i; strict_q <= cfg_strict_i; part_q <= cfg_partition_i;
       hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
       fo_retry_q <= cfg_fo_retry_i;
-      head_q <= '0; crd_q <= '0; send_q <= '0; tail_q <= '0; acked_q <= '0;
+      crd_q <= '0; send_q <= '0; tail_q <= '0; held_q <= '0; hrem_q <= '0; hd_q <= '0; lst_q <= '0; hpdu_q <= '0;
+      fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0;
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
+      in_slot_q <= '0; in_dlen_q <= '0;
       busy_q <= '0; jk_q <= '0; ji_q <= '0; jv_q <= '0; jpsn_q <= '0; jfirst_q <= '0; jn_q <= '0; jop_q <= '0;
-      japsn_q <= '0; jrsvd_q <= '0; acc_q <= '0; accn_q <= '0; ph_q <= '0; bk_q <= '0; bj_q <= '0; fbeat_q <= '0;
+      japsn_q <= '0; jrsvd_q <= '0; acc_q <= '0; accn_q <= '0; ph_q <= '0; bk_q <= '0; bs_q <= '0; bj_q <= '0; fbeat_q <= '0;
       eofh_q <= '0;
       mv_q <= '0; msof_q <= '0; meof_q <= '0; mdata_q <= '0; mnb_q <= '0;
       wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0; credit_q <= '0;
       e_cmd_q <= 1'b0; e_dest_q <= 1'b0; e_ovf_q <= 1'b0; e_nop_q <= 1'b0; cnt_q <= '0;
     end else begin
-      head_q <= head_d; crd_q <= crd_d; send_q <= send_d; tail_q <= tail_d; acked_q <= acked_d;
+      crd_q <= crd_d; send_q <= send_d; tail_q <= tail_d; held_q <= held_d; hrem_q <= hrem_d; hd_q <= hd_d;
+      lst_q <= lst_d; hpdu_q <= hpdu_d;
+      fresh_q <= fresh_d; sheld_q <= sheld_d; flrp_q <= flrp_d; flwp_q <= flwp_d; frr_q <= frr_d;
       in_act_q <= in_act_d; in_drop_q <= in_drop_d; in_err_q <= in_err_d; in_q_q <= in_q_d;
-      in_beat_q <= in_beat_d; in_nb_q <= in_nb_d;
+      in_beat_q <= in_beat_d; in_nb_q <= in_nb_d; in_slot_q <= in_slot_d; in_dlen_q <= in_dlen_d;
       busy_q <= busy_d; jk_q <= jk_d; ji_q <= ji_d; jv_q <= jv_d; jpsn_q <= jpsn_d; jfirst_q <= jfirst_d;
       jn_q <= jn_d; jop_q <= jop_d; japsn_q <= japsn_d; jrsvd_q <= jrsvd_d; acc_q <= acc_d; accn_q <= accn_d;
-      ph_q <= ph_d; bk_q <= bk_d; bj_q <= bj_d; fbeat_q <= fbeat_d; eofh_q <= eofh_d;
+      ph_q <= ph_d; bk_q <= bk_d; bs_q <= bs_d; bj_q <= bj_d; fbeat_q <= fbeat_d; eofh_q <= eofh_d;
       mv_q <= mv_d; msof_q <= msof_d; meof_q <= meof_d; mdata_q <= mdata_d; mnb_q <= mnb_d;
       wrr_vc_q <= wrr_vc_d; wrr_cnt_q <= wrr_cnt_d; rr_q <= rr_d; dead_q <= dead_d; credit_q <= credit_d;
       e_cmd_q <= e_cmd_d; e_dest_q <= e_dest_d; e_ovf_q <= e_ovf_d; e_nop_q <= e_nop_d; cnt_q <= cnt_d;
     end
   end
 
-  // slot memory: one command write per edge (ingress)
+  // pool and ring memories (nothing is written at reset: a slot is written at its allocation before it
+  // is read). Per edge: one command write (ingress: ctrl, dlen, ackn = 0 at the allocation, a data beat),
+  // one link (sl_next of the queue's last slot, the ring entry at tail), one free FIFO push (the freed or
+  // given-back slot), an ackn mark per port (descriptor walker, or Lite job end).
   always_ff @(posedge clk_i) begin
-    if (rst_ni && wr_ctrl) begin
-      sl_ctrl[32'(wr_q)*Store + 32'(tail_q[wr_q*PW +: QB])] <= tx_control_i;
-      sl_dlen[32'(wr_q)*Store + 32'(tail_q[wr_q*PW +: QB])] <= g_dlen;
-    end
-    if (rst_ni && wr_data) begin
-      sl_data[(32'(wr_q)*Store + 32'(tail_q[wr_q*PW +: QB]))*NB + 32'(wr_beat)] <= tx_data_i;
+    if (rst_ni) begin
+      if (wr_ctrl) begin
+        sl_ctrl[wr_s] <= tx_control_i;
+        sl_dlen[wr_s] <= g_dlen;
+        sl_ackn[wr_s] <= '0;
+      end
+      if (wr_data) sl_data[32'(wr_s)*NB + 32'(wr_beat)] <= tx_data_i;
+      for (int p = 0; p < NumPorts; p++) begin
+        if (wk_hit[p]) sl_ackn[wk_first[p*QB +: QB]] <= wk_n[p*PW +: PW];
+        if (mk_v[p]) sl_ackn[mk_s[p*QB +: QB]] <= mk_n[p*PW +: PW];
+      end
+      if (lk_go) begin
+        if (lk_nall != '0) sl_next[lst_q[lk_q*QB +: QB]] <= lk_s;
+        rs_slot[ridx(32'(lk_q), tail_q[lk_q*PW +: PW])] <= lk_s;
+        rs_dlen[ridx(32'(lk_q), tail_q[lk_q*PW +: PW])] <= lk_dlen;
+      end
+      if (ret_go) fl_mem[flwp_q[QB-1:0]] <= in_slot_q;
+      else if (fr_go) fl_mem[flwp_q[QB-1:0]] <= fr_s;
     end
   end
 
@@ -1383,7 +1485,7 @@ module sue_tx #(
   assign err_no_port_o   = e_nop_q;
   always_comb begin
     for (int q = 0; q < NQ; q++) begin
-      q_count_o[q*PW +: PW]  = tail_q[q*PW +: PW] - head_q[q*PW +: PW];
+      q_count_o[q*PW +: PW]  = held_q[q*PW +: PW] + (tail_q[q*PW +: PW] - send_q[q*PW +: PW]);
       q_unsent_o[q*PW +: PW] = tail_q[q*PW +: PW] - send_q[q*PW +: PW];
     end
   end
@@ -1412,36 +1514,80 @@ module sue_tx #(
   // ---------------------------------------------------------------- assertions
 `ifndef SYNTHESIS
 `ifdef SUE_ASSERT
-  logic [NQ*(PW+1)-1:0]     a_sh, a_ts, a_hc;
-  logic [NumPorts*QB-1:0]   a_rel;
-  logic [NumPorts*PW-1:0]   a_cnt;
+  // pool bookkeeping (assertions only): the owner of each slot, -2 free or never used, -1 the ingress
+  // command, q on queue q's list
+  int a_where [Pool];
+  logic [PW+7:0] a_sum_held, a_sum_queued, a_total;
+  logic [PW-1:0] a_d, a_fresh, a_fl;
+  initial for (int k = 0; k < Pool; k++) a_where[k] = -2;
   always_comb begin
+    a_sum_held = '0;
+    a_sum_queued = '0;
+    a_d = '0;
     for (int q = 0; q < NQ; q++) begin
-      a_sh[q*(PW+1) +: PW+1] = {1'b0, send_q[q*PW +: PW] - head_q[q*PW +: PW]};
-      a_hc[q*(PW+1) +: PW+1] = {1'b0, crd_q[q*PW +: PW] - head_q[q*PW +: PW]};
-      a_ts[q*(PW+1) +: PW+1] = {1'b0, tail_q[q*PW +: PW] - send_q[q*PW +: PW]};
+      a_sum_held   = a_sum_held + (PW+8)'(held_q[q*PW +: PW]);
+      a_d = tail_q[q*PW +: PW] - send_q[q*PW +: PW];
+      a_sum_queued = a_sum_queued + (PW+8)'(a_d);
     end
-    for (int p = 0; p < NumPorts; p++) begin
-      a_rel[p*QB +: QB] = jfirst_q[p*QB +: QB] + bk_q[p*QB +: QB] -
-                          head_q[32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]})*PW +: QB];
-      a_cnt[p*PW +: PW] = tail_q[32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]})*PW +: PW] -
-                          head_q[32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]})*PW +: PW];
-    end
+    a_fresh = PW'(Pool) - fresh_q;
+    a_fl    = flwp_q - flrp_q;
+    a_total = (PW+8)'(a_fresh) + (PW+8)'(a_fl) + (PW+8)'(sheld_q) + a_sum_queued +
+              (PW+8)'(in_act_q && !in_drop_q);
   end
   always_ff @(posedge clk_i) begin
-    if (rst_ni) begin
-      assert (!(wr_ctrl && g_full)) else $error("sue_tx: write to a full queue %0d", wr_q);
-      for (int q = 0; q < NQ; q++) begin
-        assert (a_sh[q*(PW+1) +: PW+1] + a_ts[q*(PW+1) +: PW+1] <= (PW+1)'(Store) &&
-                a_hc[q*(PW+1) +: PW+1] <= a_sh[q*(PW+1) +: PW+1] &&
-                a_sh[q*(PW+1) +: PW+1] - a_hc[q*(PW+1) +: PW+1] + a_ts[q*(PW+1) +: PW+1] <= (PW+1)'(QDepth))
-          else $error("sue_tx: queue %0d: head <= crd <= send <= tail, tail - crd <= QDepth violated", q);
+    if (!rst_ni) begin
+      for (int k = 0; k < Pool; k++) a_where[k] <= -2;
+    end else begin
+      if (al_go && lk_go) begin
+        assert (a_where[al_s] == -2) else $error("sue_tx: allocated slot %0d is on a list", al_s);
+        a_where[al_s] <= 32'(lk_q);
+      end else begin
+        if (al_go) begin
+          assert (a_where[al_s] == -2) else $error("sue_tx: allocated slot %0d is on a list", al_s);
+          a_where[al_s] <= -1;
+        end
+        if (lk_go) begin
+          assert (a_where[lk_s] == -1) else $error("sue_tx: linked slot %0d is on a list", lk_s);
+          a_where[lk_s] <= 32'(lk_q);
+        end
       end
+      if (ret_go) begin
+        assert (a_where[in_slot_q] == -1) else $error("sue_tx: returned slot %0d is on a list", in_slot_q);
+        a_where[in_slot_q] <= -2;
+      end
+      if (fr_go) begin
+        assert (a_where[fr_s] == 32'(fr_q)) else $error("sue_tx: freed slot %0d is not on queue %0d's list", fr_s, fr_q);
+        a_where[fr_s] <= -2;
+      end
+      if (al_go) begin
+        assert (fresh_q < PW'(Pool) || flrp_q != flwp_q) else $error("sue_tx: slot allocation from an empty pool");
+      end
+      for (int p = 0; p < NumPorts; p++) begin
+        if (wk_hit[p]) begin
+          assert (a_where[wk_first[p*QB +: QB]] == 32'(wk_q[p*QIW +: QIW]))
+            else $error("sue_tx: acknowledged PDU not on its queue's list");
+        end
+        if (mk_v[p]) begin
+          assert (a_where[mk_s[p*QB +: QB]] == 32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]}))
+            else $error("sue_tx: acknowledged PDU not on its queue's list");
+        end
+      end
+      assert (!(wr_ctrl && g_full)) else $error("sue_tx: write to a full queue %0d", g_q);
+      for (int q = 0; q < NQ; q++) begin
+        assert (tail_q[q*PW +: PW] - crd_q[q*PW +: PW] <= PW'(QDepth) &&
+                send_q[q*PW +: PW] - crd_q[q*PW +: PW] <= tail_q[q*PW +: PW] - crd_q[q*PW +: PW] &&
+                held_q[q*PW +: PW] >= send_q[q*PW +: PW] - crd_q[q*PW +: PW])
+          else $error("sue_tx: queue %0d: crd <= send <= tail, tail - crd <= QDepth, held >= send - crd violated", q);
+      end
+      assert (a_sum_held == (PW+8)'(sheld_q) && sheld_q <= PW'(HMax))
+        else $error("sue_tx: held commands: sum of queues != total, or above Pool - NQ*QDepth");
+      assert (a_total == (PW+8)'(Pool))
+        else $error("sue_tx: pool accounting: fresh + free + held + queued + ingress != Pool");
       for (int p = 0; p < NumPorts; p++) begin
         if (busy_q[p] && !dies[p] && (ph_q[p*3 +: 3] == PhOp || ph_q[p*3 +: 3] == PhData ||
                                       (ph_q[p*3 +: 3] == PhHdr && !jk_q[p]))) begin
-          assert (PW'(a_rel[p*QB +: QB]) < a_cnt[p*PW +: PW])
-            else $error("sue_tx: builder %0d reads a slot outside [head, tail)", p);
+          assert (a_where[bs_q[p*QB +: QB]] == 32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]}))
+            else $error("sue_tx: builder %0d reads a slot not on its queue's list", p);
         end
         if (mv_d[p] && !meof_d[p] && busy_q[p] && !dies[p]) begin
           assert (mnb_d[p*6 +: 6] == 6'd32) else $error("sue_tx: port %0d: nbytes != 32 on a beat that is not eof", p);

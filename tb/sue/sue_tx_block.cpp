@@ -74,7 +74,7 @@ class Rtl : public TxBlock {
   sue::TxOut outputs() const override {
     const V& m = *m_;
     const unsigned np = p_.num_ports, nq = p_.nq(), nc = p_.nc();
-    const unsigned pw = p_.qb() + 1, iw = p_.wb() + 1;
+    const unsigned pw = p_.sb() + 1, iw = p_.wb() + 1;
     sue::TxOut o;
     o.tx_credit.resize(nq);
     o.q_count.resize(nq);

@@ -181,6 +181,26 @@ TEST(SueTxLockstep, S4StrictPinsSpread) {
   EXPECT_EQ(r.st.strict_new_ports, 0xfu);
 }
 
+// The shared command pool: one connection per port (all commands to peer 0, VC 0), short commands
+// (many per PDU), long and lossy feedback and port deaths, so each queue's list through the pool is long,
+// go-back-N and RTO resend PDUs by walking it, failover MIGRATEs walk it on the new port, and frees
+// return slots out of allocation order (the lists interleave in the pool after the first resets).
+TEST(SueTxLockstep, S4PoolListsGoBackNAndMigrate) {
+  auto c = faults(43);
+  c.cycles = 100000;
+  c.dlen_max = 40;
+  c.p_loss = 0.03;
+  c.fb_delay_max = 300;
+  c.narrow = true;
+  c.p_death = 0.00008;
+  auto r = run_lockstep("s4", c);
+  EXPECT_EQ(r.fail, "");
+  EXPECT_GT(r.st.new_pdus, 500u);
+  EXPECT_GT(r.st.rtx_pdus, 10u);
+  EXPECT_GT(r.st.deaths, 0u);
+  EXPECT_GT(r.st.mig_pdus, 0u);
+}
+
 TEST(SueTxLockstep, Lite) {
   auto r = run_lockstep("lite", faults(51));
   EXPECT_EQ(r.fail, "");
