@@ -62,7 +62,11 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   NQ_ = c_.tp.nq();
   NC_ = c_.tp.nc();
   QD_ = c_.tp.qdepth;
-  SD_ = c_.tp.store();
+  // The twin's shared command pool (docs/sue.md "Retransmit store"): all queues together hold at most
+  // HM_ = Pool - NQ*QDepth sent commands; one queue's ring grows up to HM_ + QDepth slots (a power of 2).
+  HM_ = c_.tp.held_max();
+  SD_ = 4;
+  while (SD_ < HM_ + QD_) SD_ <<= 1;
   W_ = c_.tp.window;
   DB_ = c_.tp.db();
   db_sh_ = static_cast<unsigned>(__builtin_ctz(DB_));
@@ -310,7 +314,8 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   // Descriptor walker and slot frees: the PDUs' slots are acked; the queue's head moves over acked
   // slots, one credit each (registered two edges later, as the walker and the slot free take an edge each).
   Queue& Q = q_[q];
-  const bool was_store_full = Q.send - Q.head >= SD_ - QD_;
+  const bool was_store_full = held_ >= HM_;
+  const uint32_t head0 = Q.head;
   if (c_.strict) {
     // One connection per queue: its PDUs are acknowledged in order and hold the slots from the head on.
     uint32_t n = 0;
@@ -335,6 +340,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
       ++Q.head;
     }
   }
+  held_ -= Q.head - head0;
   C.ack_psn = new_ack;
   if (C.rtx_act) {
     if (static_cast<uint16_t>(C.ack_psn - C.rtx_psn) < 0x8000 && C.ack_psn != C.rtx_psn) C.rtx_psn = C.ack_psn;
@@ -346,7 +352,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   rto_arm(c, x);
   upd_blk(c);
   if (was_full || (was_rtx && !C.rtx_act)) wake(std::max(x, tp_[p].free_at));  // the window opened or the go-back-N ended
-  if (was_store_full && Q.send != Q.head && Q.send != Q.tail) wake(x);  // the queue's store has room again
+  if (was_store_full && held_ < HM_ && unsent_total_) wake(x);  // the pool has room again
 }
 
 void Nic::apply_fb(const Fb& e, Edge x) {
@@ -617,8 +623,8 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
   const Queue& Q = q_[q];
   const Slot* sl = Q.s.get();
   const uint32_t mask = Q.mask;
-  // Store room: the sent commands [head, send) stay within Store - QDepth slots (progress() wakes it).
-  const uint32_t room = SD_ - QD_ - (Q.send - Q.head);
+  // Pool room: the sent commands of all queues stay within Pool - NQ*QDepth (progress() wakes it).
+  const uint32_t room = held_ >= HM_ ? 0 : HM_ - held_;
   if (room == 0) return false;
   if (sl[Q.send & mask].vis > x) {
     wake(sl[Q.send & mask].vis);
@@ -680,6 +686,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     desc_[C.desc + (C.npsn & (W_ - 1))] = {first, static_cast<uint16_t>(n), static_cast<uint16_t>(cmd_chunks), packed};
     f.psn = C.npsn++;
     Q.send += n;
+    held_ += n;
     // The queue credits come back as the commands are formed into the PDU (the store keeps their
     // bytes): one per edge from x + 1 in the twin; handed out now, stamped with the first.
     for (uint32_t k = 0; k < n; ++k) out_cred_.push_back({static_cast<uint16_t>(q), x + 1});

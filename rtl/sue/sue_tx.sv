@@ -1514,12 +1514,12 @@ module sue_tx #(
   // ---------------------------------------------------------------- assertions
 `ifndef SYNTHESIS
 `ifdef SUE_ASSERT
-  // pool bookkeeping (assertions only): the owner of each slot, -2 free or never used, -1 the ingress
-  // command, q on queue q's list
-  int a_where [Pool];
+  // pool bookkeeping (assertions only): the owner of each slot, 8 bits: 8'hff free or never used,
+  // 8'hfe the ingress command, q on queue q's list
+  localparam logic [7:0] OwnFree = 8'hff, OwnIng = 8'hfe;
+  logic [Pool*8-1:0] a_own_q, a_own_d;
   logic [PW+7:0] a_sum_held, a_sum_queued, a_total;
   logic [PW-1:0] a_d, a_fresh, a_fl;
-  initial for (int k = 0; k < Pool; k++) a_where[k] = -2;
   always_comb begin
     a_sum_held = '0;
     a_sum_queued = '0;
@@ -1533,42 +1533,41 @@ module sue_tx #(
     a_fl    = flwp_q - flrp_q;
     a_total = (PW+8)'(a_fresh) + (PW+8)'(a_fl) + (PW+8)'(sheld_q) + a_sum_queued +
               (PW+8)'(in_act_q && !in_drop_q);
+    a_own_d = a_own_q;
+    if (al_go) a_own_d[32'(al_s)*8 +: 8] = lk_go ? 8'(lk_q) : OwnIng;
+    else if (lk_go) a_own_d[32'(lk_s)*8 +: 8] = 8'(lk_q);
+    if (ret_go) a_own_d[32'(in_slot_q)*8 +: 8] = OwnFree;
+    if (fr_go) a_own_d[32'(fr_s)*8 +: 8] = OwnFree;
   end
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      for (int k = 0; k < Pool; k++) a_where[k] <= -2;
+      /* verilator lint_off WIDTHCONCAT */
+      a_own_q <= '1;
+      /* verilator lint_on WIDTHCONCAT */
     end else begin
-      if (al_go && lk_go) begin
-        assert (a_where[al_s] == -2) else $error("sue_tx: allocated slot %0d is on a list", al_s);
-        a_where[al_s] <= 32'(lk_q);
-      end else begin
-        if (al_go) begin
-          assert (a_where[al_s] == -2) else $error("sue_tx: allocated slot %0d is on a list", al_s);
-          a_where[al_s] <= -1;
-        end
-        if (lk_go) begin
-          assert (a_where[lk_s] == -1) else $error("sue_tx: linked slot %0d is on a list", lk_s);
-          a_where[lk_s] <= 32'(lk_q);
-        end
+      a_own_q <= a_own_d;
+      if (al_go) begin
+        assert (a_own_q[32'(al_s)*8 +: 8] == OwnFree) else $error("sue_tx: allocated slot %0d is on a list", al_s);
+      end
+      if (lk_go && !al_go) begin
+        assert (a_own_q[32'(lk_s)*8 +: 8] == OwnIng) else $error("sue_tx: linked slot %0d is on a list", lk_s);
       end
       if (ret_go) begin
-        assert (a_where[in_slot_q] == -1) else $error("sue_tx: returned slot %0d is on a list", in_slot_q);
-        a_where[in_slot_q] <= -2;
+        assert (a_own_q[32'(in_slot_q)*8 +: 8] == OwnIng) else $error("sue_tx: returned slot %0d is on a list", in_slot_q);
       end
       if (fr_go) begin
-        assert (a_where[fr_s] == 32'(fr_q)) else $error("sue_tx: freed slot %0d is not on queue %0d's list", fr_s, fr_q);
-        a_where[fr_s] <= -2;
+        assert (a_own_q[32'(fr_s)*8 +: 8] == 8'(fr_q)) else $error("sue_tx: freed slot %0d is not on queue %0d's list", fr_s, fr_q);
       end
       if (al_go) begin
         assert (fresh_q < PW'(Pool) || flrp_q != flwp_q) else $error("sue_tx: slot allocation from an empty pool");
       end
       for (int p = 0; p < NumPorts; p++) begin
         if (wk_hit[p]) begin
-          assert (a_where[wk_first[p*QB +: QB]] == 32'(wk_q[p*QIW +: QIW]))
+          assert (a_own_q[32'(wk_first[p*QB +: QB])*8 +: 8] == 8'(wk_q[p*QIW +: QIW]))
             else $error("sue_tx: acknowledged PDU not on its queue's list");
         end
         if (mk_v[p]) begin
-          assert (a_where[mk_s[p*QB +: QB]] == 32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]}))
+          assert (a_own_q[32'(mk_s[p*QB +: QB])*8 +: 8] == 8'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]}))
             else $error("sue_tx: acknowledged PDU not on its queue's list");
         end
       end
@@ -1586,7 +1585,7 @@ module sue_tx #(
       for (int p = 0; p < NumPorts; p++) begin
         if (busy_q[p] && !dies[p] && (ph_q[p*3 +: 3] == PhOp || ph_q[p*3 +: 3] == PhData ||
                                       (ph_q[p*3 +: 3] == PhHdr && !jk_q[p]))) begin
-          assert (a_where[bs_q[p*QB +: QB]] == 32'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]}))
+          assert (a_own_q[32'(bs_q[p*QB +: QB])*8 +: 8] == 8'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]}))
             else $error("sue_tx: builder %0d reads a slot not on its queue's list", p);
         end
         if (mv_d[p] && !meof_d[p] && busy_q[p] && !dies[p]) begin

@@ -36,8 +36,9 @@ void declare(core::Schema& s) {
             "NumPeers of every instance (0: auto = the most peers an XPU needs: every other XPU with nic=flit, at most 16 "
             "with the cycle-exact twins (1..16), the compiled 4 with RTL blocks)");
   s.add_int("qdepth", 0, 0, 256,
-            "QDepth of every instance: XPU credits per {peer, VC}, back when a command is formed into a PDU; the store "
-            "holds 8*QDepth slots (0: the compiled 32; C++ models only; power of 2)");
+            "QDepth of every instance: XPU credits per {peer, VC}, back when a command is formed into a PDU; the command "
+            "pool shared by the queues holds NQ*8*QDepth slots rounded up to a power of 2 (0: the compiled 32; C++ models "
+            "only; power of 2)");
   s.add_int("window", 0, 0, 256, "Window of every instance: PDUs in flight per connection (0: the compiled 8; models only; "
             "power of 2)");
   s.add_choice("topology", "planes", {"planes", "mesh"},
@@ -614,14 +615,14 @@ std::string bound_lines(const SysConfig& c, const Tput& tp, unsigned dests) {
   const double cmd = sue::kOpHeaderBytes + sue::kControlBytes + tp.mean_dlen;
   const double lim = tp.limit.gbps;
   std::string out;
-  // Sent, unacknowledged commands per {peer, VC} queue: Store - QDepth.
-  const double held = static_cast<double>(c.tp.store() - c.tp.qdepth);
-  const double per_q = held * cmd * 8 / rtt_ns;
-  if (per_q * dests < lim)
-    out += fmt::format("  bound: setting 'qdepth'={} keeps {} sent commands per {{peer, VC}} queue (Store {} - QDepth): {:.0f} x "
-                       "{:.0f} B per {:.0f} ns round trip = {:.1f} Gb/s per queue; {} destination queue(s) per XPU allow {:.1f} "
-                       "of the {:.1f} Gb/s wire limit\n",
-                       c.tp.qdepth, held, c.tp.store(), held, cmd, rtt_ns, per_q, dests, per_q * dests, lim);
+  // Sent, unacknowledged commands held by all queues of an instance together: Pool - NQ*QDepth (the shared pool).
+  const double held = static_cast<double>(c.tp.held_max());
+  const double per_x = held * cmd * 8 / rtt_ns * c.instances;  // one pool per SUE instance
+  if (per_x < lim)
+    out += fmt::format("  bound: setting 'qdepth'={} with {} peers gives a pool of {} slots holding {} sent commands for all "
+                       "queues of an instance (Pool - NQ*QDepth): {:.0f} x {:.0f} B per {:.0f} ns round trip x {} instance(s) allow "
+                       "{:.1f} of the {:.1f} Gb/s wire limit\n",
+                       c.tp.qdepth, c.tp.num_peers, c.tp.pool_slots(), held, held, cmd, rtt_ns, c.instances, per_x, lim);
   // PDUs per connection: Window, each at most MaxPack bytes; strict mode keeps a queue on one connection.
   const double per_c = static_cast<double>(c.tp.window) * c.tp.max_pack * 8 / rtt_ns;
   const double conns = static_cast<double>(dests) * (c.strict ? 1 : c.tp.num_ports);
