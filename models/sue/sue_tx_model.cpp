@@ -273,7 +273,7 @@ void TxModel::tick(const TxIn& in) {
     if (!Q.hrem && slot_[Q.hd].ackn == 0) continue;
     bool cov = false;
     for (unsigned p = 0; p < NP; ++p)
-      if (busy_q[p] && jq_q[p] == q && jfirst_q[p] == pdu) cov = true;
+      if (busy_q[p] && jn_q[p] != 0 && jq_q[p] == q && jfirst_q[p] == pdu) cov = true;  // (an empty job holds no slot)
     if (cov) continue;
     fq = static_cast<int>(q);
     fq_n = slot_[Q.hd].ackn;

@@ -1338,7 +1338,7 @@ module sue_tx #(
       // first slot, or the rest hrem of the PDU being freed) and no busy builder's job is that PDU
       b_cov = 1'b0;
       for (int p = 0; p < NumPorts; p++) begin
-        if (busy_q[p] && {ji_q[p*4 +: 4], jv_q[p*2 +: 2]} == 6'(q) &&
+        if (busy_q[p] && jn_q[p*PW +: PW] != '0 && {ji_q[p*4 +: 4], jv_q[p*2 +: 2]} == 6'(q) &&
             jfirst_q[p*QB +: QB] == ((hrem_q[q*PW +: PW] != '0) ? hpdu_q[q*QB +: QB] : hd_q[q*QB +: QB])) b_cov = 1'b1;
       end
       fr_ok[q] = (held_q[q*PW +: PW] > send_q[q*PW +: PW] - crd_q[q*PW +: PW]) && !b_cov &&
