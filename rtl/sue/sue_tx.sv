@@ -356,9 +356,9 @@ module sue_tx #(
   // 1, 2 or 4: the low bits of the 10-bit sum). It spreads a node's flows to different peers, the
   // senders of an incast, and the two VCs of a pair over the ports.
   function automatic logic [1:0] pin_base(input int q);
-    logic [9:0] h;
-    h = own_q + peer_q[(q/4)*10 +: 10] + 10'(q%4);
-    return 2'(32'(h) % NumPorts);
+    logic [1:0] h;  // the low two bits of the 10-bit sum (NumPorts divides 4); yosys 0.23: no `return`
+    h = own_q[1:0] + peer_q[(q/4)*10 +: 2] + 2'(q%4);
+    pin_base = h & 2'(NumPorts - 1);
   endfunction
   logic [NumPorts-1:0] c2_cand;
   logic                c2_found;

@@ -132,11 +132,25 @@ TEST(SueSystem, MixedRtlTxModelRx) {
 // The hold (5000 cycles) stays well under the RTO (8192) plus the drain of what queued behind it: with
 // the line-rate builder (docs/sue.md "Builders") the senders queue more during a hold, and a 5500-cycle
 // hold already gives RTOs here (the slower builder before it had none up to 7000).
+// A receiving XPU that withholds its VC 0 credits for 5,000 cycles: sue_rx holds the PDUs (no ACK for
+// them meanwhile), nothing is retransmitted, nothing lost.
 TEST(SueSystem, XpuBackpressure) {
   auto r = run(10, 15000, {"nodes=3", "hold_vc=0", "hold_from=3000", "hold_cycles=5000", "rx_credits=4", "load=0.8"});
   expect_clean(r);
   expect_no_recovery(r);
   EXPECT_GT(r.json["rx_backpressure"].get<uint64_t>(), 0u);
+}
+
+// Held longer than the RTO (8,192 cycles) less the backlog's drain: the senders' RTOs fire while the PDUs
+// wait in sue_rx, the go-back-N copies arrive as duplicates and are dropped and re-ACKed; still exactly
+// once, nothing lost. (With the line-rate builder the senders queue more in the hold, so the drain is
+// longer: 6,000 cycles already crosses it at this load; the XpuBackpressure test above stays below.)
+TEST(SueSystem, XpuBackpressureBeyondTheRtoIsRecoveredExactlyOnce) {
+  auto r = run(10, 20000, {"nodes=3", "hold_vc=0", "hold_from=3000", "hold_cycles=9000", "rx_credits=4", "load=0.8"});
+  expect_clean(r);
+  EXPECT_GT(r.json["rx_backpressure"].get<uint64_t>(), 0u);
+  EXPECT_GT(tx(r, "rto"), 0u);
+  EXPECT_GT(tx(r, "pdus_rtx"), 0u);
 }
 
 // Frame 40 of every link dropped at low load: each loss is seen as a gap

@@ -49,7 +49,7 @@ TEST_P(SystemUniformScale, CleanAndUniformOverAllXpus) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Xpus, SystemUniformScale,
-                         testing::Values(Scale{64, 20000, 0.78}, Scale{1024, 30000, 0.64}),
+                         testing::Values(Scale{64, 20000, 0.77}, Scale{1024, 30000, 0.62}),
                          [](const testing::TestParamInfo<Scale>& i) { return "x" + std::to_string(i.param.xpus); });
 
 }  // namespace
