@@ -28,8 +28,8 @@ struct RxParams {
   unsigned data_w = 256;        ///< DataW: 128, 256, 512
   unsigned max_data = 256;      ///< MaxData: 1..min(16*DB, MaxPack-20)
   unsigned max_pack = 4096;     ///< MaxPack: 20+MaxData..4096 (SUE) / 1024 (Lite)
-  unsigned qdepth = 32;         ///< QDepth: power of 2, 2..256 (sue_tx only)
-  unsigned window = 8;          ///< Window: power of 2, 1..256 (sue_tx only)
+  unsigned qdepth = 64;         ///< QDepth: power of 2, 2..256 (sue_tx only)
+  unsigned window = 64;         ///< Window: power of 2, 1..256 (sue_tx only)
   unsigned rx_buf_beats = 512;  ///< RxBufBeats: power of 2, > MaxFrameBeats
   unsigned rx_frames = 16;      ///< RxFrames: 1..64
   unsigned cnt_w = 32;          ///< CntW: 16..64

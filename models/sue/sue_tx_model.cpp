@@ -73,7 +73,7 @@ unsigned TxParams::qb() const { return clog2(qdepth); }
 unsigned TxParams::sb() const { return clog2(pool_slots()); }
 unsigned TxParams::pool_default() const {
   unsigned x = 1;
-  while (x < nq() * 8 * qdepth) x <<= 1;
+  while (x < nq() * qdepth + kPoolInFlight) x <<= 1;
   return x;
 }
 unsigned TxParams::pool_min() const { return nq() * qdepth + std::min(qdepth, max_pack / 20); }

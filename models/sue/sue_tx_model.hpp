@@ -29,6 +29,10 @@
 
 namespace sue {
 
+/// Sent, unacknowledged commands the default Pool holds beyond the credited ones: 800 Gb/s x 2.5 us of
+/// 64-byte commands (84 B with the op header) is 2,976 (sue_tx.sv: the same 3072).
+constexpr unsigned kPoolInFlight = 3072;
+
 /// RTL parameters of sue_tx (docs/sue.md "Parameters"; the same list as sue_rx).
 struct TxParams {
   unsigned profile = 0;         ///< Profile: 0 SUE, 1 SUE Lite
@@ -37,8 +41,8 @@ struct TxParams {
   unsigned data_w = 256;        ///< DataW: 128, 256, 512
   unsigned max_data = 256;      ///< MaxData: 1..min(16*DB, MaxPack-20)
   unsigned max_pack = 4096;     ///< MaxPack: 20+MaxData..4096 (SUE) / 1024 (Lite)
-  unsigned qdepth = 32;         ///< QDepth: power of 2, 2..256 (XPU credits per queue: commands queued, not yet in a PDU)
-  unsigned window = 8;          ///< Window: power of 2, 1..256
+  unsigned qdepth = 64;         ///< QDepth: power of 2, 2..256 (XPU credits per queue: commands queued, not yet in a PDU)
+  unsigned window = 64;         ///< Window: power of 2, 1..256
   unsigned rx_buf_beats = 512;  ///< RxBufBeats (sue_rx only; validated alike)
   unsigned rx_frames = 16;      ///< RxFrames (sue_rx only; validated alike)
   unsigned cnt_w = 32;          ///< CntW: 16..64
@@ -52,7 +56,8 @@ struct TxParams {
   unsigned db() const { return data_w / 8; }                 ///< XPU bytes per beat
   unsigned nq() const { return num_peers * 4; }              ///< queues
   unsigned nc() const { return num_ports * num_peers * 4; }  ///< connections
-  /// Default Pool: NQ*8*QDepth rounded up to a power of 2 (4096 at NumPeers 4, QDepth 32).
+  /// Default Pool: NQ*QDepth (the credited commands) + kPoolInFlight sent ones, rounded up to a power of 2
+  /// (4096 at NumPeers 1..4, QDepth 64; docs/sue.md "Retransmit store and sizing").
   unsigned pool_default() const;
   /// Pool: command slots shared by all NQ queues (queued + sent, unacknowledged), power of 2,
   /// >= pool_min(); each queue is a linked list through it (docs/sue.md "Retransmit store").

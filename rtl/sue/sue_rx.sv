@@ -34,8 +34,8 @@ module sue_rx #(
   parameter int DataW      = 256,
   parameter int MaxData    = 256,
   parameter int MaxPack    = (Profile == 0) ? 4096 : 1024,
-  parameter int QDepth     = 32,
-  parameter int Window     = 8,
+  parameter int QDepth     = 64,
+  parameter int Window     = 64,
   parameter int RxBufBeats = 512,
   parameter int RxFrames   = 16,
   parameter int CntW       = 32

@@ -31,13 +31,14 @@ module sue_tx #(
   parameter int DataW      = 256,
   parameter int MaxData    = 256,
   parameter int MaxPack    = (Profile == 0) ? 4096 : 1024,
-  parameter int QDepth     = 32,
-  parameter int Window     = 8,
+  parameter int QDepth     = 64,
+  parameter int Window     = 64,
   parameter int RxBufBeats = 512,
   parameter int RxFrames   = 16,
   parameter int CntW       = 32,
-  // command slots shared by all queues (queued + sent, unacknowledged): NQ*8*QDepth rounded up to a power of 2
-  parameter int Pool       = 1 << $clog2(NumPeers * 32 * QDepth),
+  // command slots shared by all queues (queued + sent, unacknowledged): NQ*QDepth reserved for credited
+  // commands + 3,072 sent ones (800 Gb/s x 2.5 us of 64-byte commands), rounded up to a power of 2
+  parameter int Pool       = 1 << $clog2(NumPeers * 4 * QDepth + 3072),
   // derived (do not override)
   parameter int NQ         = NumPeers * 4,
   parameter int NC         = NumPorts * NumPeers * 4,

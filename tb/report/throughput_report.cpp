@@ -43,6 +43,8 @@ double mean_of(const nlohmann::json& v, unsigned lo, unsigned hi) {
 
 std::string pct(double x) { return fmt::format("{:.1f}", x); }
 
+std::string bound_cell(const Row& r) { return r.bound_what.empty() ? "-" : r.bound_what + " " + pct(r.bound_pct); }
+
 RunConfig run_config(const Options& o, const std::vector<std::string>& sets) {
   RunConfig cfg;
   cfg.testbench = kTb;
@@ -120,6 +122,12 @@ Report run(const Options& o, std::ostream* log) {
     const double md = g.at("mean_dlen").get<double>();
     r.offered = res.json.at("throughput_gbps").at("offered").get<double>() * (18 + md) / (20 + md);
     r.efficiency = r.limit > 0 ? 100.0 * (incast ? r.received : r.sent) / r.limit : 0.0;
+    if (r.limit > 0) {
+      const double bus = 100.0 * g.at("xpu_bus_gbps").get<double>() / r.limit;
+      const double pin = 100.0 * g.at("strict_pin_fraction").get<double>();
+      if (bus > 0 && bus < r.bound_pct) r.bound_pct = bus, r.bound_what = "bus";
+      if (pin < r.bound_pct) r.bound_pct = pin, r.bound_what = "pin";
+    }
     r.clean = res.pass;
     r.pass = r.clean && r.efficiency >= o.pass_pct;
     rep.pass &= r.pass;
@@ -151,11 +159,13 @@ Report run(const Options& o, std::ostream* log) {
 
 std::string Report::text() const {
   Table t("Throughput per XPU, Gb/s of XPU command bytes (control + data): offered per sender, sent per sender, received "
-          "per receiver, wire-limited goodput of one XPU's ports, efficiency (incast: the receiver; else the senders)");
-  t.header({"traffic", "dir", "size B", "mode", "offered", "sent", "received", "wire-limited", "eff %", "result"});
+          "per receiver, wire-limited goodput of one XPU's ports, efficiency (incast: the receiver; else the senders), and "
+          "the tightest bound below the wire limit in % of it (bus: the XPU bus at the row's command sizes; pin: strict "
+          "mode's flows per port)");
+  t.header({"traffic", "dir", "size B", "mode", "offered", "sent", "received", "wire-limited", "eff %", "bound %", "result"});
   for (const auto& r : rows)
     t.row({r.shape, r.direction, r.sizes, r.mode, pct(r.offered), pct(r.sent), pct(r.received), pct(r.limit),
-           pct(r.efficiency), r.pass ? "PASS" : (r.clean ? "FAIL" : "FAIL (checks)")});
+           pct(r.efficiency), bound_cell(r), r.pass ? "PASS" : (r.clean ? "FAIL" : "FAIL (checks)")});
   Table l("Request latency, ns, uniform traffic of the default mix (XPU TX interface -> far XPU RX interface)");
   l.header({"load", "min", "P50", "P99", "P99.9", "max", "P50 / unloaded", "P99 / unloaded"});
   for (const auto& x : latency)
@@ -169,11 +179,15 @@ std::string Report::markdown() const {
   m += "Gb/s of XPU command bytes (control + data). Wire-limited: the XPU's ports less preamble, IFG, headers, RH, R-CRC, "
        "pad, FCS and op headers with PDUs packed full at the row's mean command size (docs/sue.md \"Wire-limited "
        "goodput\").\n\n";
-  m += "| traffic | dir | size B | mode | offered | sent | received | wire-limited | eff % | result |\n"
-       "|---|---|---|---|---:|---:|---:|---:|---:|---|\n";
+  m += "Bound: the tightest structural limit below the wire limit, in % of it: `bus`, the XPU bus (one beat of DataW bits "
+       "per cycle, a command of d data bytes taking max(1, ceil(d/DB)) beats) at the row's delivered commands; `pin`, "
+       "strict mode's flows per port (docs/system.md \"Throughput report\").\n\n";
+  m += "| traffic | dir | size B | mode | offered | sent | received | wire-limited | eff % | bound % | result |\n"
+       "|---|---|---|---|---:|---:|---:|---:|---:|---|---|\n";
   for (const auto& r : rows)
-    m += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.shape, r.direction, r.sizes, r.mode,
-                     pct(r.offered), pct(r.sent), pct(r.received), pct(r.limit), pct(r.efficiency), r.pass ? "PASS" : "**FAIL**");
+    m += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r.shape, r.direction, r.sizes, r.mode,
+                     pct(r.offered), pct(r.sent), pct(r.received), pct(r.limit), pct(r.efficiency), bound_cell(r),
+                     r.pass ? "PASS" : "**FAIL**");
   m += "\n## Request latency, ns (uniform, default mix)\n\n| load | min | P50 | P99 | P99.9 | max | P50 / unloaded | P99 / "
        "unloaded |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& x : latency)
@@ -184,10 +198,12 @@ std::string Report::markdown() const {
 }
 
 std::string Report::csv() const {
-  std::string c = "traffic,direction,size,mode,offered_gbps,sent_gbps,received_gbps,wire_limited_gbps,efficiency_pct,clean,pass\n";
+  std::string c = "traffic,direction,size,mode,offered_gbps,sent_gbps,received_gbps,wire_limited_gbps,efficiency_pct,bound_pct,"
+                  "bound,clean,pass\n";
   for (const auto& r : rows)
-    c += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{}\n", r.shape, r.direction, r.sizes, r.mode, r.offered,
-                     r.sent, r.received, r.limit, r.efficiency, r.clean ? 1 : 0, r.pass ? 1 : 0);
+    c += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{}\n", r.shape, r.direction, r.sizes, r.mode,
+                     r.offered, r.sent, r.received, r.limit, r.efficiency, r.bound_pct, r.bound_what, r.clean ? 1 : 0,
+                     r.pass ? 1 : 0);
   return c;
 }
 
@@ -198,7 +214,8 @@ nlohmann::json Report::json() const {
   for (const auto& r : rows)
     j["rows"].push_back({{"traffic", r.shape}, {"direction", r.direction}, {"size", r.sizes}, {"mode", r.mode},
                          {"sets", r.sets}, {"offered_gbps", r.offered}, {"sent_gbps", r.sent}, {"received_gbps", r.received},
-                         {"wire_limited_gbps", r.limit}, {"efficiency_pct", r.efficiency}, {"clean", r.clean}, {"pass", r.pass}});
+                         {"wire_limited_gbps", r.limit}, {"efficiency_pct", r.efficiency}, {"bound_pct", r.bound_pct},
+                         {"bound", r.bound_what}, {"clean", r.clean}, {"pass", r.pass}});
   for (const auto& x : latency)
     j["latency_ns"].push_back({{"load", x.load}, {"min", x.min}, {"p50", x.p50}, {"p99", x.p99}, {"p999", x.p999}, {"max", x.max},
                                {"factor_p50", x.factor_p50}, {"factor_p99", x.factor_p99}, {"clean", x.clean}});

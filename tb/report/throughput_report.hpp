@@ -45,6 +45,10 @@ struct Row {
   double received = 0;    ///< mean over the receivers, Gb/s
   double limit = 0;       ///< wire-limited goodput of one XPU's ports at the row's mean command size
   double efficiency = 0;  ///< % of limit: the receiver for incast, the senders otherwise
+  /// The tightest structural bound below the wire limit, % of it (100: none) and what it is: "bus" (the XPU
+  /// bus at the row's delivered command sizes) or "pin" (strict mode's flows per port); docs/system.md.
+  double bound_pct = 100;
+  std::string bound_what;
   bool clean = false;     ///< the run's checks passed (scoreboard, drops, frames)
   bool pass = false;      ///< clean and efficiency >= pass_pct
 };

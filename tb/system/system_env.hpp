@@ -359,6 +359,7 @@ class SystemBase {
     uint64_t delivered = 0, delivered_bytes = 0;   ///< commands received (bytes: op header + control + data)
     uint64_t win_rx_bytes = 0, win_tx_bytes = 0;   ///< in the measurement window: received / sourced and delivered
     uint64_t win_rx_cmds = 0, win_tx_cmds = 0;     ///< the same, commands
+    uint64_t win_rx_beats = 0;                     ///< the same, XPU bus beats: max(1, ceil(dlen / DB)) per command
     uint64_t gen_stall = 0;                        ///< cycles the generator waited for a full pending queue
     uint64_t credit_stall = 0;                     ///< instance-cycles a command waited for a queue credit
   };
@@ -568,6 +569,8 @@ class SystemBase {
       xs_[src].win_tx_bytes += bytes;
       ++xr.win_rx_cmds;
       ++xs_[src].win_tx_cmds;
+      const uint32_t db = cfg_.tp.db();
+      xr.win_rx_beats += dlen > db ? (dlen + db - 1) / db : 1;
     }
   }
   void misdelivery(unsigned xpu, unsigned inst, uint64_t cyc, const std::string& what);

@@ -37,9 +37,9 @@ void declare(core::Schema& s) {
             "with the cycle-exact twins (1..16), the compiled 4 with RTL blocks)");
   s.add_int("qdepth", 0, 0, 256,
             "QDepth of every instance: XPU credits per {peer, VC}, back when a command is formed into a PDU; the command "
-            "pool shared by the queues holds NQ*8*QDepth slots rounded up to a power of 2 (0: the compiled 32; C++ models "
+            "pool shared by the queues holds NQ*QDepth + 3072 slots rounded up to a power of 2 (0: the compiled 64; C++ models "
             "only; power of 2)");
-  s.add_int("window", 0, 0, 256, "Window of every instance: PDUs in flight per connection (0: the compiled 8; models only; "
+  s.add_int("window", 0, 0, 256, "Window of every instance: PDUs in flight per connection (0: the compiled 64; models only; "
             "power of 2)");
   s.add_choice("topology", "planes", {"planes", "mesh"},
                "planes: port p of instance m on plane m*ports+p, one switch per plane (figure 1); mesh: direct cables (figure 2)");
@@ -539,10 +539,55 @@ struct Tput {
   std::vector<double> good_tx, good_rx;
   double mean_dlen = 0;
   sue::Goodput limit;
+  // Structural bounds below the wire limit (docs/system.md "Summary"), Gb/s of goodput per XPU (0: none):
+  // the XPU bus (one beat of DB bytes per cycle, a command of d data bytes taking max(1, ceil(d/DB)) beats,
+  // at the window's delivered commands) and strict pinning (the port with the most flows caps a sender
+  // whose requests spread evenly over its destinations).
+  double bus_gbps = 0;
+  double pin_fraction = 1;
 };
 
 sue::WireFormat wire_format(const SysConfig& c) {
   return {c.tp.lite(), c.tp.lite() ? 6u : 14u, c.tp.max_pack};
+}
+
+/// Strict mode, one instance per XPU: an XPU's request flows {peer, VC 0} are pinned to port
+/// sue::pin_base(own, peer, 0, P) (all ports live). The generator spreads an XPU's requests evenly over its
+/// destinations and waits when the chosen one's queue is full, so the port holding the most flows caps the
+/// XPU at k / (P x max flows per port) of its ports (k destinations); the same on the receiving side. The
+/// fraction: the smaller of the senders' and the receivers' means (1 in unordered mode or without spread).
+double pin_fraction(const SysConfig& c, const Peering& pe) {
+  const unsigned P = c.ports(), N = c.xpus;
+  if (!c.strict || P < 2 || c.instances != 1 || c.tp.lite() ||
+      (c.pattern != Pattern::uniform && c.pattern != Pattern::fanout && c.pattern != Pattern::alltoall))
+    return 1.0;
+  const unsigned H = N / 2;
+  std::vector<std::vector<unsigned>> to(N), from(N);
+  for (unsigned a = 0; a < N; ++a) {
+    if (c.uni && a >= H) continue;
+    std::vector<unsigned> d;
+    if (c.pattern == Pattern::fanout) {
+      for (unsigned j = 0; j < c.fanout; ++j) d.push_back(c.uni ? H + (a + j) % H : (a + 1 + j) % N);
+    } else {
+      for (uint32_t b : pe.reachable(a))
+        if (b != a && (!c.uni || b >= H)) d.push_back(b);
+    }
+    for (unsigned b : d) to[a].push_back(b), from[b].push_back(a);
+  }
+  auto side = [&](const std::vector<std::vector<unsigned>>& fl) {
+    double sum = 0;
+    unsigned n = 0;
+    for (unsigned a = 0; a < N; ++a) {
+      if (fl[a].empty()) continue;
+      std::vector<unsigned> per(P, 0);
+      for (unsigned b : fl[a]) ++per[sue::pin_base(a, b, 0, P)];
+      const unsigned mx = *std::max_element(per.begin(), per.end());
+      sum += static_cast<double>(fl[a].size()) / (static_cast<double>(P) * mx);
+      ++n;
+    }
+    return n ? std::min(1.0, sum / n) : 1.0;
+  };
+  return std::min(side(to), side(from));
 }
 
 template <class S>
@@ -564,8 +609,9 @@ Tput throughput(const S& sys) {
   }
   t.jain = senders.empty() ? 1.0 : core::jain_fairness(senders);
   t.offered = c.load * c.instances * c.ports() * c.port_gbps;
-  uint64_t cmds = 0, bytes = 0;
+  uint64_t cmds = 0, bytes = 0, beats = 0;
   for (const auto& x : sys.xpu_stats()) {
+    beats += x.win_rx_beats;
     t.good_tx.push_back(static_cast<double>(x.win_tx_bytes - sue::kOpHeaderBytes * x.win_tx_cmds) * 8.0 / ns);
     t.good_rx.push_back(static_cast<double>(x.win_rx_bytes - sue::kOpHeaderBytes * x.win_rx_cmds) * 8.0 / ns);
     cmds += x.win_rx_cmds;
@@ -575,6 +621,10 @@ Tput throughput(const S& sys) {
   t.mean_dlen = cmds ? std::max(0.0, static_cast<double>(bytes) / static_cast<double>(cmds) - per_cmd) : 0.0;
   t.limit = sue::wire_limited(wire_format(c), static_cast<double>(c.instances) * c.ports() * c.port_gbps,
                               std::min(t.mean_dlen, c.tp.max_pack - per_cmd));
+  if (beats)  // goodput bytes (control + data) per beat x beats per second x instances
+    t.bus_gbps = static_cast<double>(bytes - sue::kOpHeaderBytes * cmds) / static_cast<double>(beats) * 8.0 * 1000.0 /
+                 static_cast<double>(c.clock_ps) * c.instances;
+  t.pin_fraction = pin_fraction(c, sys.peering());
   double sum = 0, mx = 0;
   for (uint64_t bytes : f.plane_bytes_win) {
     t.plane_gbps.push_back(static_cast<double>(bytes) * 8.0 / ns);
@@ -609,12 +659,23 @@ std::string goodput_lines(const SysConfig& c, const Tput& tp, Mean mean) {
 /// the setting, the bound and the rate it allows. The round trip is estimated from the configured path (NIC
 /// PHYs, cables, the switch's 250 ns, both ways) plus the ACK delay.
 std::string bound_lines(const SysConfig& c, const Tput& tp, unsigned dests) {
-  if (c.tp.lite() || dests == 0) return "";
   const double one_way = c.nic_tx_ns + c.cable_ns + (c.topology == Topology::planes ? 250.0 + c.cable_ns : 0.0) + c.nic_rx_ns;
   const double rtt_ns = 2 * one_way + c.ack_delay * 0.625 + 10 * 0.625;
   const double cmd = sue::kOpHeaderBytes + sue::kControlBytes + tp.mean_dlen;
   const double lim = tp.limit.gbps;
   std::string out;
+  if (tp.bus_gbps > 0 && tp.bus_gbps < lim)
+    out += fmt::format("  bound: the XPU bus (DataW={}, one beat of {} B per cycle at {:.0f} MHz; a command of d data bytes takes "
+                       "max(1, ceil(d/{})) beats) carries the window's commands at {:.1f} Gb/s x {} instance(s): {:.1f} % of the "
+                       "{:.1f} Gb/s wire limit\n",
+                       c.tp.data_w, c.tp.db(), 1e6 / static_cast<double>(c.clock_ps), c.tp.db(), tp.bus_gbps / c.instances,
+                       c.instances, 100 * tp.bus_gbps / lim, lim);
+  if (tp.pin_fraction < 1)
+    out += fmt::format("  bound: strict mode pins each flow {{peer, VC}} to port (own + peer + VC) mod {}; the port with the most "
+                       "of an XPU's flows allows {:.1f} % of its ports ({:.1f} of the {:.1f} Gb/s wire limit; mode=unordered spreads "
+                       "every PDU)\n",
+                       c.ports(), 100 * tp.pin_fraction, tp.pin_fraction * lim, lim);
+  if (c.tp.lite() || dests == 0) return out;
   // Sent, unacknowledged commands held by all queues of an instance together: Pool - NQ*QDepth (the shared pool).
   const double held = static_cast<double>(c.tp.held_max());
   const double per_x = held * cmd * 8 / rtt_ns * c.instances;  // one pool per SUE instance
@@ -646,6 +707,7 @@ unsigned destinations(const SysConfig& c, const Peering& pe) {
 nlohmann::json goodput_json(const Tput& tp) {
   return {{"wire_limited_gbps", tp.limit.gbps}, {"efficiency_wire", tp.limit.efficiency}, {"mean_dlen", tp.mean_dlen},
           {"cmds_per_pdu", tp.limit.cmds_per_pdu}, {"wire_bytes_per_frame", tp.limit.wire_bytes},
+          {"xpu_bus_gbps", tp.bus_gbps}, {"strict_pin_fraction", tp.pin_fraction},
           {"sent", tp.good_tx}, {"received", tp.good_rx}};
 }
 

@@ -280,7 +280,7 @@ expect_usage "report without kind" "report" -- report
 # A small report: one line per row, exit 1 when a row misses the pass line (every row does at 100 %).
 "$COSIM" report throughput --quick --no-plot --set xpus=4 --set nic=flit --cycles 2000 --warmup 500 --pass 100 --out rep >rep.txt 2>rep.err
 rc=$?
-if [ $rc -eq 1 ] && grep -q "RESULT: FAIL" rep.txt && [ "$(awk -F, 'NR > 1 && $11 != 0' rep/throughput.csv | wc -l)" -eq 0 ] &&
+if [ $rc -eq 1 ] && grep -q "RESULT: FAIL" rep.txt && [ "$(awk -F, 'NR > 1 && $13 != 0' rep/throughput.csv | wc -l)" -eq 0 ] &&
    [ "$(wc -l <rep/throughput.csv)" -eq 9 ] && python3 -c "
 import json; j=json.load(open('rep/throughput.json')); assert not j['pass'] and len(j['rows']) == 8 and len(j['latency_ns']) == 4, j"; then
   ok

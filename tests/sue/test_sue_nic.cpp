@@ -252,7 +252,7 @@ TEST(SueNic, ZeroLoadPipelineEqualsCycleExactFigures) {
   EXPECT_TRUE(h.frames[1][0].ack_only);
   EXPECT_EQ(h.frames[1][0].op, 1);
   EXPECT_EQ(h.n[0].q_count(0), 0u);  // the slot came back
-  EXPECT_EQ(h.qcred[0][0], 32u);
+  EXPECT_EQ(h.qcred[0][0], sue::TxParams{}.qdepth);  // every credit back (QDepth, 64)
 }
 
 TEST(SueNic, PacksCompleteCommandsOnlyUpToMaxPack) {
@@ -334,9 +334,10 @@ TEST(SueNic, WindowAndQDepthBound) {
   // QDepth credits, plus one back for each command formed into a PDU (its bytes are in the store)
   EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::pdus_new], 4u);  // Window PDUs in flight
   EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::cmds_sent], 4u);
-  EXPECT_EQ(ok, 32u + 4u);
-  EXPECT_EQ(h.n[0].q_count(0), 36u);   // the store holds the sent ones until acknowledged
-  EXPECT_EQ(h.n[0].q_unsent(0), 32u);
+  const unsigned Q = a.tp.qdepth;  // 64
+  EXPECT_EQ(ok, Q + 4u);
+  EXPECT_EQ(h.n[0].q_count(0), Q + 4u);  // the store holds the sent ones until acknowledged
+  EXPECT_EQ(h.n[0].q_unsent(0), Q);
 }
 
 TEST(SueNic, NackRecoversALostPdu) {

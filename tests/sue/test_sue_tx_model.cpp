@@ -164,7 +164,10 @@ TEST(SueTxRandom, OnePort) {
   c.seed = 1;
   c.cycles = 40000;
   c.p_reset = 0.00005;
-  auto s = run_model(params(0, 1), c);
+  TxParams p = params(0, 1);
+  p.window = 8;  // the figures of the old defaults (Window 8, QDepth 32): window-full stalls and go-back-N
+  p.qdepth = 32;
+  auto s = run_model(p, c);
   EXPECT_GT(s.rtx_pdus, 10u);
 }
 
@@ -215,19 +218,24 @@ TEST(SueTxModel, ParamsValidated) {
   p.data_w = 128;  // 16*DB = 256 < 300
   EXPECT_NE(p.validate().find("MaxData=300"), std::string::npos);
   EXPECT_THROW(TxModel{p}, std::invalid_argument);
-  // Pool: 0 = default NQ*8*QDepth rounded up to a power of 2; else a power of 2 >= NQ*QDepth +
+  // Pool: 0 = default NQ*QDepth + 3072 rounded up to a power of 2; else a power of 2 >= NQ*QDepth +
   // min(QDepth, MaxPack/20).
   p = TxParams{};
+  EXPECT_EQ(p.qdepth, 64u);
+  EXPECT_EQ(p.window, 64u);
+  EXPECT_EQ(p.pool_slots(), 4096u);  // 1024 + 3072
+  EXPECT_EQ(p.held_max(), 3072u);
+  EXPECT_EQ(p.pool_min(), 16u * 64u + 64u);
+  p.num_peers = 1;  // 256 + 3072 -> 4096: one peer keeps the in-flight allowance
   EXPECT_EQ(p.pool_slots(), 4096u);
-  EXPECT_EQ(p.pool_min(), 16u * 32u + 32u);
-  p.num_peers = 3;  // 12 * 8 * 32 = 3072 -> 4096
-  EXPECT_EQ(p.pool_slots(), 4096u);
+  p.num_peers = 16;  // 4096 + 3072 -> 8192
+  EXPECT_EQ(p.pool_slots(), 8192u);
   p = TxParams{};
   p.pool = 1000;
   EXPECT_NE(p.validate().find("Pool=1000"), std::string::npos);
-  p.pool = 512;  // < 544
-  EXPECT_NE(p.validate().find("Pool=512"), std::string::npos);
-  p.pool = 1024;
+  p.pool = 1024;  // < 1088
+  EXPECT_NE(p.validate().find("Pool=1024"), std::string::npos);
+  p.pool = 2048;
   EXPECT_EQ(p.validate(), "");
 }
 
@@ -368,16 +376,18 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   b.in.tx_valid = 3;
   b.edge();
   EXPECT_EQ(b.cnt(TxCnt::stray_cycles), 1u);
-  // overflow: QDepth commands fit, the next one is dropped without a credit
-  for (unsigned k = 0; k < 31; ++k) b.cmd(1, 2, 0);
-  EXPECT_EQ(b.o().q_count[6], 32u);
+  // overflow: QDepth (64) commands fit, the next one is dropped without a credit
+  const unsigned Q = TxParams{}.qdepth;
+  ASSERT_EQ(Q, 64u);
+  for (unsigned k = 0; k + 1 < Q; ++k) b.cmd(1, 2, 0);
+  EXPECT_EQ(b.o().q_count[6], Q);
   EXPECT_FALSE(b.o().err_overflow);
   b.cmd(1, 2, 0);
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 1u);
   EXPECT_TRUE(b.o().err_overflow);
   EXPECT_EQ(b.o().tx_credit[6], 0u);
-  EXPECT_EQ(b.o().q_count[6], 32u);
-  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 32u);
+  EXPECT_EQ(b.o().q_count[6], Q);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), Q);
 }
 
 TEST(SueTxModel, CreditsAtFormationSlotsAtAck) {
@@ -417,7 +427,8 @@ TEST(SueTxModel, CreditsAtFormationSlotsAtAck) {
 TEST(SueTxModel, StoreBoundsSentCommandsAndXpuNeverOverflows) {
   TxParams p = small_pack();
   p.num_peers = 1;  // NQ 4
-  p.qdepth = 4;     // Pool = 4*8*4 = 128: 112 sent + 4 queued per queue reserved
+  p.qdepth = 4;     // Pool 128: 112 sent + 4 queued per queue reserved
+  p.pool = 128;
   p.window = 256;   // the window does not bind here
   ASSERT_EQ(p.pool_slots(), 128u);
   ASSERT_EQ(p.held_max(), 112u);
@@ -450,13 +461,15 @@ TEST(SueTxModel, StoreBoundsSentCommandsAndXpuNeverOverflows) {
   EXPECT_LE(max_count, 116u);
 }
 
-// One {peer, VC} queue at the defaults (QDepth 32, 1 peer: Pool 1,024) holds far more than the old
+// One {peer, VC} queue (QDepth 32, 1 peer: Pool 1,024) holds far more than the old
 // per-queue limit of Store - QDepth = 224 sent commands: exactly Pool - NQ*QDepth = 896 with the ACKs
 // withheld, while the XPU spends every credit it gets and never overflows. The output is throttled
 // (ready one edge in four) so PDUs pack many commands and the window (256) does not bind.
 TEST(SueTxModel, PoolLetsOneQueueHoldMoreThanTheOldRing) {
   TxParams p;
   p.num_peers = 1;
+  p.qdepth = 32;
+  p.pool = 1024;
   p.window = 256;
   ASSERT_EQ(p.pool_slots(), 1024u);
   ASSERT_EQ(p.held_max(), 896u);
@@ -491,6 +504,7 @@ TEST(SueTxModel, PoolLetsOneQueueHoldMoreThanTheOldRing) {
 TEST(SueTxModel, PoolSharedByAllQueuesNeverOverflows) {
   TxParams p = small_pack();
   p.qdepth = 4;
+  p.pool = 512;
   p.num_ports = 2;
   p.window = 256;
   ASSERT_EQ(p.pool_slots(), 512u);

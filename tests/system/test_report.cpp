@@ -120,9 +120,12 @@ TEST(ThroughputReport, RefusesBadSettingsBeforeRunning) {
 }
 
 // The report at the defaults (8 XPUs, s4 = 4 x 200G, cycle-exact twins): the rows that reach the 95 % target
-// must keep it; every other row keeps at least today's figure less a margin (measured 2026-11-28, after
-// the line-rate unpacker, the strict pin hash and credits at PDU formation; docs/system.md "Throughput
-// report" lists them; the 1-peer 64-byte rows went from 20.1 to 18.8 with the line-rate builder; with the shared command pool the 1-peer rows rose to 59-61 % at 64 B, 82-87 % at 128 B, 97-98 % at 256 B and 59-69 % for the mix, incast 64 B to 96.7 %). A regression anywhere in the transport shows here; raise the floors as the
+// must keep it; every other row keeps at least today's figure less a margin. History (docs/system.md
+// "Throughput report"): the line-rate unpacker, strict pin hash and credits at PDU formation; the shared
+// command pool (1-peer rows 59-98 %); then Window 64 PDUs and QDepth 64 credits (2026-11-28): every
+// 64/128/256-byte row passes but two kinds, each against a bound the report prints: "all peers bi" (84 %,
+// strict pinning puts 2 of an XPU's 7 flows on one of 4 ports: at most 7/8) and the mix (87-88 %, the
+// 512-bit XPU bus at 1.6 GHz carries the delivered commands of the mix at ~90 % of the wire limit). Raise the floors as the
 // design improves, until every row is 95.
 TEST(ThroughputReport, DefaultsKeepTheirEfficiency) {
   struct Floor {
@@ -130,16 +133,16 @@ TEST(ThroughputReport, DefaultsKeepTheirEfficiency) {
     double pct;
   };
   const Floor floors[] = {
-      {"1 peer", "uni", "64", 57},     {"4 peers", "uni", "64", 50},    {"all peers", "uni", "64", 47},
-      {"1 peer", "bi", "64", 58},      {"4 peers", "bi", "64", 41},     {"all peers", "bi", "64", 49},
-      {"incast 7:1", "uni", "64", 94}, {"1 peer", "uni", "128", 84},    {"4 peers", "uni", "128", 86},
-      {"all peers", "uni", "128", 87}, {"1 peer", "bi", "128", 80},     {"4 peers", "bi", "128", 77},
-      {"all peers", "bi", "128", 72},  {"incast 7:1", "uni", "128", 95}, {"1 peer", "uni", "256", 95},
+      {"1 peer", "uni", "64", 95},     {"4 peers", "uni", "64", 95},    {"all peers", "uni", "64", 95},
+      {"1 peer", "bi", "64", 95},      {"4 peers", "bi", "64", 95},     {"all peers", "bi", "64", 82},
+      {"incast 7:1", "uni", "64", 95}, {"1 peer", "uni", "128", 95},    {"4 peers", "uni", "128", 95},
+      {"all peers", "uni", "128", 95}, {"1 peer", "bi", "128", 95},     {"4 peers", "bi", "128", 95},
+      {"all peers", "bi", "128", 82},  {"incast 7:1", "uni", "128", 95}, {"1 peer", "uni", "256", 95},
       {"4 peers", "uni", "256", 95},   {"all peers", "uni", "256", 95}, {"1 peer", "bi", "256", 95},
-      {"4 peers", "bi", "256", 89},    {"all peers", "bi", "256", 77},  {"incast 7:1", "uni", "256", 95},
-      {"1 peer", "uni", "mix", 57},    {"4 peers", "uni", "mix", 54},   {"all peers", "uni", "mix", 52},
-      {"1 peer", "bi", "mix", 66},     {"4 peers", "bi", "mix", 62},    {"all peers", "bi", "mix", 71},
-      {"incast 7:1", "uni", "mix", 84}};
+      {"4 peers", "bi", "256", 95},    {"all peers", "bi", "256", 82},  {"incast 7:1", "uni", "256", 95},
+      {"1 peer", "uni", "mix", 86},    {"4 peers", "uni", "mix", 85},   {"all peers", "uni", "mix", 85},
+      {"1 peer", "bi", "mix", 85},     {"4 peers", "bi", "mix", 86},    {"all peers", "bi", "mix", 80},
+      {"incast 7:1", "uni", "mix", 86}};
   Options o;
   o.out_dir = "";
   o.plot = false;
@@ -155,7 +158,57 @@ TEST(ThroughputReport, DefaultsKeepTheirEfficiency) {
     if (floors[k].pct >= 95) {
       EXPECT_TRUE(r.pass) << r.shape << " " << r.direction << " " << r.sizes;
     }
+    // Every row short of 95 % names the bound that holds it, and stays within 6 points of it.
+    if (!r.pass) {
+      EXPECT_LT(r.bound_pct, 95.0) << r.shape << " " << r.direction << " " << r.sizes;
+      EXPECT_GE(r.efficiency, r.bound_pct - 6.0) << r.shape << " " << r.direction << " " << r.sizes;
+    }
+    // The bounds themselves: 7 flows of an XPU on 4 ports pin 2 flows to some port (7/8); the 512-bit bus carries a
+    // 64/128/256-byte write in 1/2/4 beats (full), the delivered commands of the default mix at ~90 %.
+    if (r.shape == "all peers" && r.direction == "bi") {
+      EXPECT_EQ(r.bound_what, "pin") << r.sizes;
+      EXPECT_NEAR(r.bound_pct, 87.5, 1e-9) << r.sizes;
+    } else if (r.sizes == "mix") {
+      EXPECT_EQ(r.bound_what, "bus") << r.shape << " " << r.direction;
+      EXPECT_NEAR(r.bound_pct, 90.2, 1.0) << r.shape << " " << r.direction;
+    } else {
+      EXPECT_EQ(r.bound_what, "") << r.shape << " " << r.direction << " " << r.sizes;
+    }
   }
 }
 
 }  // namespace
+
+// The full report of a 1 x 400G variant at its defaults (8 XPUs, no files): 28 rows.
+tb::report::Report report_400g(const char* config) {
+  Options o;
+  o.out_dir = "";
+  o.plot = false;
+  o.sets = {std::string("sue_config=") + config, "port_gbps=400"};
+  auto rep = tb::report::run(o, nullptr);
+  EXPECT_EQ(rep.rows.size(), 28u);
+  return rep;
+}
+
+// SUE Lite at its defaults (1 x 400G, 8 XPUs): every row of the report passes 95 % of its wire limit
+// (measured 2026-11-28: 96.9 % at the lowest, the bidirectional 1-peer mix).
+TEST(ThroughputReport, LiteAtDefaultsPassesEveryRow) {
+  const auto rep = report_400g("lite");
+  for (const auto& r : rep.rows) {
+    EXPECT_TRUE(r.clean) << r.shape << " " << r.direction << " " << r.sizes;
+    EXPECT_TRUE(r.pass) << r.shape << " " << r.direction << " " << r.sizes << ": " << r.efficiency << " %";
+  }
+}
+
+// s1 (SUE, 1 x 400G) at its defaults: 24 of the 28 rows pass; the bidirectional strict rows of the mix and
+// of 256 B over all peers are at 92-95 % (measured 2026-11-28: 92.2 % at the lowest) and must stay above 91.
+TEST(ThroughputReport, S1AtDefaults) {
+  const auto rep = report_400g("s1");
+  unsigned pass = 0;
+  for (const auto& r : rep.rows) {
+    EXPECT_TRUE(r.clean) << r.shape << " " << r.direction << " " << r.sizes;
+    EXPECT_GE(r.efficiency, 91.0) << r.shape << " " << r.direction << " " << r.sizes;
+    pass += r.pass;
+  }
+  EXPECT_GE(pass, 24u);
+}
