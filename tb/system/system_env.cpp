@@ -93,7 +93,7 @@ std::vector<std::pair<unsigned, unsigned>> demand_pairs(const SysConfig& c, bool
       break;
     case Pattern::fanout:
       for (unsigned a = 0; a < (c.uni ? H : N); ++a)
-        for (unsigned j = 0; j < c.fanout; ++j) pair(a, c.uni ? H + (a + j) % H : (a + 1 + j) % N);
+        for (unsigned j = 0; j < c.fanout; ++j) pair(a, fanout_destination(c, a, j));
       break;
     case Pattern::permutation: {
       if (c.uni) {  // sender a with receiver a + N/2

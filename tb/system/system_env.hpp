@@ -238,6 +238,12 @@ struct XpuGen {
 /// Name of XPU a's traffic stream of the run seed.
 std::string gen_stream(unsigned a);
 
+/// The j-th fixed destination of XPU a under pattern=fanout (uni: the receivers N/2..N-1 only).
+inline unsigned fanout_destination(const SysConfig& c, unsigned a, unsigned j) {
+  const unsigned N = c.xpus, H = N / 2;
+  return c.uni ? H + (a + j) % H : (a + 1 + j) % N;
+}
+
 /// Destination of XPU a's next request under the pattern, or -1 when it has none now (not an incast
 /// sender, an all-reduce step waiting for the predecessor's chunk or all steps done, nobody reachable).
 /// Uniform draws the destination from rng; all-reduce advances its step here.
@@ -254,8 +260,7 @@ inline int next_destination(const SysConfig& c, const Peering& pe, const std::ve
   if (c.uni && a >= H && c.pattern != Pattern::incast) return -1;
   switch (c.pattern) {
     case Pattern::fanout: {
-      const unsigned j = draw(c.fanout);
-      return static_cast<int>(c.uni ? H + (a + j) % H : (a + 1 + j) % N);
+      return static_cast<int>(fanout_destination(c, a, draw(c.fanout)));
     }
     case Pattern::uniform: {
       if (c.uni) return static_cast<int>(H + draw(H));

@@ -567,7 +567,7 @@ double pin_fraction(const SysConfig& c, const Peering& pe) {
     if (c.uni && a >= H) continue;
     std::vector<unsigned> d;
     if (c.pattern == Pattern::fanout) {
-      for (unsigned j = 0; j < c.fanout; ++j) d.push_back(c.uni ? H + (a + j) % H : (a + 1 + j) % N);
+      for (unsigned j = 0; j < c.fanout; ++j) d.push_back(fanout_destination(c, a, j));
     } else {
       for (uint32_t b : pe.reachable(a))
         if (b != a && (!c.uni || b >= H)) d.push_back(b);
