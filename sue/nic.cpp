@@ -69,6 +69,7 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   while (SD_ < HM_ + QD_) SD_ <<= 1;
   W_ = c_.tp.window;
   DB_ = c_.tp.db();
+  NRD_ = rx_read_rows(DB_);  // sue_rx's NRd: 4 rows an edge, 6 at DataW 1024
   db_sh_ = static_cast<unsigned>(__builtin_ctz(DB_));
   if (DB_ != 1u << db_sh_) throw std::invalid_argument("sue::Nic: DataW/8 must be a power of two");
   {
@@ -869,15 +870,15 @@ Edge Nic::upick(Edge x) {
     const unsigned n = ctz64(h ? h : nx);
     __builtin_prefetch(rp_[n].rec[n == p ? 1 : 0].cmds.data());
   }
-  // rows [0, ceil(E / 32)) read kRxReadRows an edge from t + 1
+  // rows [0, ceil(E / 32)) read NRd an edge from t + 1
   uint32_t e = kO0;
   for (const NicCmd& c : rp_[p].rec.front().cmds) e += kOpBytes + c.dlen;
-  ufree_ = t + 1 + ((e + kRow - 1) / kRow - 1) / kRxReadRows;
+  ufree_ = t + 1 + ((e + kRow - 1) / kRow - 1) / NRD_;
   return t;
 }
 
 // The unpacker: one frame at a time on the output, ports round robin per frame; row r of the frame
-// is read at pick + 1 + r / 4 and usable by the output two edges later; one output beat per edge; a
+// is read at pick + 1 + r / NRd and usable by the output two edges later; one output beat per edge; a
 // command's first beat needs a receive credit of its VC.
 void Nic::unpack(Edge x) {
   unext_ = kNoEdge;
@@ -917,7 +918,7 @@ void Nic::unpack(Edge x) {
   // compiler reload the members at every command.)
   const NicCmd* cmds = f.cmds.data();
   const size_t ncmd = f.cmds.size();
-  const Edge row0 = upick_ + 3;  // row r of the frame is usable by the output from edge row0 + r / 4
+  const Edge row0 = upick_ + 3;  // row r of the frame is usable by the output from edge row0 + r / NRd
   const uint32_t src = f.src;
   const uint8_t port = static_cast<uint8_t>(uport_);
   size_t k = ucmd_;
@@ -938,7 +939,7 @@ void Nic::unpack(Edge x) {
     const NicCmd& cmd = cmds[k];
     const uint32_t dlen = cmd.dlen;
     const Edge xk =
-        std::max({last + 1, row0 + (off + kOpBytes + std::min<uint32_t>(DB_, dlen) - 1) / kRow / kRxReadRows, x});
+        std::max({last + 1, row0 + (off + kOpBytes + std::min<uint32_t>(DB_, dlen) - 1) / kRow / NRD_, x});
     const unsigned v = cmd.vc & 3u;
     if (!cred_[v]) {
       if (xk > x) unext_ = xk;  // returns may come before then
@@ -948,8 +949,9 @@ void Nic::unpack(Edge x) {
     }
     --cred_[v];
     const uint32_t nb = dlen ? (dlen + DB_ - 1) >> db_sh_ : 1;
-    // Beat j >= 1 needs its bytes one beat (DB <= 64 bytes) further on, and the reads move 4 rows
-    // (128 bytes) an edge: its row is usable no later than beat j's edge, the beats follow back to back.
+    // Beat j >= 1 needs its bytes one beat (DB bytes) further on, and the reads move NRd rows an edge
+    // (4 rows, 128 bytes, at DB <= 64; 6 rows, 192 bytes, at DB 128): NRd * 32 >= DB, so its row is usable
+    // no later than beat j's edge, the beats follow back to back.
     const Edge yk = xk + nb - 1;
     PendDel& pd = pend_del_.push();
     pd.d.cmd = cmd;

@@ -443,6 +443,7 @@ class Nic {
   mutable std::array<bool, kMaxPorts> owe_min_ok_{{true, true, true, true}};  // owe_min_ was recomputed since
   std::vector<uint8_t> pin_port_;  // [peer * 4 + VC]: sue::pin_base (own + peer XPU id + VC) mod NumPorts
   unsigned P_, K_, NQ_, NC_, QD_, SD_, W_, DB_, db_sh_;
+  unsigned NRD_ = kRxReadRows;  // rows sue_rx's unpacker reads per edge (rx_read_rows(DB))
   uint32_t HM_ = 0;    // Pool - NQ*QDepth: sent commands all queues may hold together
   uint32_t held_ = 0;  // sent commands held (sum over the queues of send - head)
   unsigned KW_ = 1, CP_ = 64, cp_sh_ = 6, CPW_ = 1;  // peer-set words; connections per port (padded), log2, words

@@ -10,6 +10,8 @@ namespace sue {
 
 /// Most ports (planes) a SUE instance has (NumPorts is 1, 2 or 4).
 constexpr unsigned kMaxPorts = 4;
+/// Largest DB = DataW/8, XPU bytes per beat (DataW 1024): TxIn::tx_data and RxOut::rx_data hold this many.
+constexpr unsigned kMaxDB = 128;
 
 /// fb_owe: what sue_rx owes connection (p, peer, vc).
 enum FbOwe : uint32_t { kOweNone = 0, kOweAck = 1, kOweNack = 2, kOweDup = 3 };

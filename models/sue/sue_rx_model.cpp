@@ -44,8 +44,8 @@ std::string RxParams::validate() const {
   if (num_ports != 1 && num_ports != 2 && num_ports != 4)
     return fmt::format("NumPorts={}: allowed 1, 2, 4", num_ports);
   if (num_peers < 1 || num_peers > 16) return fmt::format("NumPeers={}: allowed 1..16", num_peers);
-  if (data_w != 128 && data_w != 256 && data_w != 512)
-    return fmt::format("DataW={}: allowed 128, 256, 512", data_w);
+  if (data_w != 128 && data_w != 256 && data_w != 512 && data_w != 1024)
+    return fmt::format("DataW={}: allowed 128, 256, 512, 1024", data_w);
   unsigned pack_max = lite() ? 1024 : 4096;
   if (max_pack > pack_max || max_pack < 21)
     return fmt::format("MaxPack={}: allowed 20+MaxData..{} ({})", max_pack, pack_max, lite() ? "SUE Lite" : "SUE");
@@ -80,7 +80,7 @@ RxModel::RxModel(const RxParams& p) : p_(p) {
   exp_.assign(p_.nc(), 0);
   nacked_.assign(p_.nc(), 0);
   uacc_.assign(p_.accr(), 0);
-  rdat_.assign(kRxReadRows * 32, 0);
+  rdat_.assign(p_.read_rows() * 32, 0);
   RxIn in;
   reset(in);
 }
@@ -439,13 +439,13 @@ void RxModel::tick(const RxIn& in) {
   for (uint32_t i = 0; i < rdat_n_ && n + i < accr; ++i) uacc_[n + i] = rdat_[i];
   n = std::min(accr, n + rdat_n_);
   uacc_n_ = n;
-  // Read: up to kRxReadRows rows of the fetcher's frame, in order, while they fit.
+  // Read: up to NRd rows of the fetcher's frame, in order, while they fit.
   uint32_t add = 0;
   bool fdone = false;
   if (fb_q) {
     const uint32_t rows_e = (fe_ + 31) / 32;
     std::fill(rdat_.begin(), rdat_.end(), 0);
-    for (unsigned j = 0; j < kRxReadRows && fnext_ < rows_e; ++j) {
+    for (unsigned j = 0, nrd = p_.read_rows(); j < nrd && fnext_ < rows_e; ++j) {
       const uint32_t r = fnext_;
       const uint32_t lo = std::max(p_.o0(), 32 * r), hi = std::min(fe_, 32 * r + 32);
       if (n + add + (hi - lo) > accr) break;

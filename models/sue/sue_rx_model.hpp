@@ -6,6 +6,7 @@
 // Plain C++, no SystemC. Every field below mirrors one RTL port.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -17,7 +18,11 @@
 namespace sue {
 
 /// Unpacker (docs/sue.md "sue_rx: state and one rising edge"): rows read per edge, frames held.
-constexpr unsigned kRxReadRows = 4;
+/// NRd = max(4, ceil((22 + 20 + DB) / 32)): the rows a command's first XPU beat can reach from the frame
+/// start (RH, op header, control, DB data bytes), so it goes out 5 cycles after the eof beat at any DB:
+/// 4 rows at DB <= 64, 6 at DB 128.
+constexpr unsigned kRxReadRows = 4;  // at least
+inline unsigned rx_read_rows(unsigned db) { return std::max(kRxReadRows, (22 + 20 + db + 31) / 32); }
 constexpr unsigned kRxMetaDepth = 4;
 
 /// RTL parameters of sue_rx (docs/sue.md "Parameters"; the same list as sue_tx).
@@ -25,7 +30,7 @@ struct RxParams {
   unsigned profile = 0;         ///< Profile: 0 SUE, 1 SUE Lite
   unsigned num_ports = 1;       ///< NumPorts: 1, 2, 4
   unsigned num_peers = 4;       ///< NumPeers: 1..16
-  unsigned data_w = 256;        ///< DataW: 128, 256, 512
+  unsigned data_w = 256;        ///< DataW: 128, 256, 512, 1024
   unsigned max_data = 256;      ///< MaxData: 1..min(16*DB, MaxPack-20)
   unsigned max_pack = 4096;     ///< MaxPack: 20+MaxData..4096 (SUE) / 1024 (Lite)
   unsigned qdepth = 64;         ///< QDepth: power of 2, 2..256 (sue_tx only)
@@ -46,7 +51,8 @@ struct RxParams {
   unsigned max_frame_beats() const;                          ///< MaxFrameBeats
   unsigned buf_ptr_bits() const;                             ///< clog2(RxBufBeats)+1 (buf_rows_o per port)
   unsigned rec_cnt_bits() const;                             ///< clog2(RxFrames)+1 (rec_count_o per port)
-  unsigned accr() const { return 20 + db() + kRxReadRows * 32; }  ///< ACCR: unpacker accumulator bytes
+  unsigned read_rows() const { return rx_read_rows(db()); }  ///< NRd: rows the unpacker reads per edge
+  unsigned accr() const { return 20 + db() + read_rows() * 32; }  ///< ACCR: unpacker accumulator bytes
 };
 
 /// cfg_*_i of sue_rx, sampled into registers at every edge with rst_ni low.
@@ -98,7 +104,7 @@ struct RxOut {
   uint32_t rx_xpuid = 0;  ///< rx_xpuid_o: source XPU
   uint32_t rx_port = 0;   ///< rx_port_o
   std::array<uint8_t, 18> rx_control{};  ///< rx_control_o: byte k = [143-8k -: 8]
-  std::array<uint8_t, 64> rx_data{};     ///< rx_data_o: byte k = [DataW-1-8k -: 8], DB bytes used, rest 0
+  std::array<uint8_t, kMaxDB> rx_data{};  ///< rx_data_o: byte k = [DataW-1-8k -: 8], DB bytes used, rest 0
   FeedbackPorts fb{};                    ///< fb_*_o per port
   std::vector<uint32_t> conn_exp;        ///< conn_exp_o, NC entries (0 in Lite)
   std::vector<uint8_t> conn_nacked;      ///< conn_nacked_o, NC entries (0/1)

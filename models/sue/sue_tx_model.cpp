@@ -89,7 +89,8 @@ std::string TxParams::validate() const {
   if (profile > 1) return bad("Profile", profile, "0 SUE, 1 SUE Lite");
   if (num_ports != 1 && num_ports != 2 && num_ports != 4) return bad("NumPorts", num_ports, "1, 2, 4");
   if (num_peers < 1 || num_peers > 16) return bad("NumPeers", num_peers, "1..16");
-  if (data_w != 128 && data_w != 256 && data_w != 512) return bad("DataW", data_w, "128, 256, 512");
+  if (data_w != 128 && data_w != 256 && data_w != 512 && data_w != 1024)
+    return bad("DataW", data_w, "128, 256, 512, 1024");
   const unsigned lim = lite() ? 1024 : 4096;
   if (max_pack > lim) return bad("MaxPack", max_pack, std::to_string(20 + max_data) + ".." + std::to_string(lim));
   const unsigned dmax = std::min(16 * db(), max_pack >= 21 ? max_pack - 20 : 0u);
@@ -753,7 +754,7 @@ void TxModel::tick(const TxIn& in) {
       out_.mac_tx_valid &= ~(1u << p);
     }
     // Next chunk (docs/sue.md step 5: the first chunk is the header and the first command chunk).
-    std::array<uint8_t, 128> ch{};
+    std::array<uint8_t, 22 + 20 + kMaxDB> ch{};  // the largest chunk: header + command chunk (20 + DB)
     uint32_t s = 0, crc_from = 0, nphase = phase_q, nk = k_q, nj = j_q;
     bool crc_it = !lite;
     const Job& J = b.job;

@@ -38,7 +38,7 @@ struct TxParams {
   unsigned profile = 0;         ///< Profile: 0 SUE, 1 SUE Lite
   unsigned num_ports = 1;       ///< NumPorts: 1, 2, 4
   unsigned num_peers = 4;       ///< NumPeers: 1..16
-  unsigned data_w = 256;        ///< DataW: 128, 256, 512
+  unsigned data_w = 256;        ///< DataW: 128, 256, 512, 1024
   unsigned max_data = 256;      ///< MaxData: 1..min(16*DB, MaxPack-20)
   unsigned max_pack = 4096;     ///< MaxPack: 20+MaxData..4096 (SUE) / 1024 (Lite)
   unsigned qdepth = 64;         ///< QDepth: power of 2, 2..256 (XPU credits per queue: commands queued, not yet in a PDU)
@@ -104,7 +104,7 @@ struct TxIn {
   uint32_t tx_vc = 0;                    ///< tx_vc_i (2 b)
   uint32_t tx_xpuid = 0;                 ///< tx_xpuid_i (10 b): destination XPU
   std::array<uint8_t, 18> tx_control{};  ///< tx_control_i: byte k = [143-8k -: 8]
-  std::array<uint8_t, 64> tx_data{};     ///< tx_data_i: byte j = [DataW-1-8j -: 8], DB bytes used
+  std::array<uint8_t, kMaxDB> tx_data{};  ///< tx_data_i: byte j = [DataW-1-8j -: 8], DB bytes used
   bool tx_err = false;                   ///< tx_err_i
   // Network side
   uint32_t credit_ok = 0;     ///< credit_ok_i, bit p*4+v

@@ -16,7 +16,7 @@
 // beat per edge (op walk with at most three header events per beat, R-CRC
 // over the beat, R-CRC bytes captured), so the verdict is known at the edge
 // that takes the eof beat; the buffer is only read by the unpacker. The
-// unpacker is a three-stage pipeline (read up to NRd=4 rows of one frame per
+// unpacker is a three-stage pipeline (read up to NRd=4 (6 at DataW 1024) rows of one frame per
 // edge, append them to the accumulator at the next edge, output one XPU beat
 // per edge) that picks the next frame in the edge the previous frame's rows
 // are all read, so every port is unpacked at its line rate.
@@ -117,7 +117,8 @@ module sue_rx #(
   localparam int AW    = PW - 1;                            // buffer row address
   localparam int RW    = $clog2(RxFrames) + 1;              // record count
   localparam int RI    = (RxFrames > 1) ? $clog2(RxFrames) : 1;  // record index
-  localparam int NRd   = 4;                                 // rows the unpacker reads per edge
+  localparam int NRd0  = (22 + 20 + DB + 31) / 32;          // rows a command's first XPU beat can reach
+  localparam int NRd   = (NRd0 > 4) ? NRd0 : 4;             // rows the unpacker reads per edge (4; 6 at DB 128)
   localparam int RDB   = NRd * 32;                          // bytes of those rows
   localparam int MQ    = 4;                                 // frames the unpacker holds
   localparam int ACCR  = 20 + DB + RDB;                     // unpacker accumulator bytes
@@ -138,7 +139,7 @@ module sue_rx #(
     if (Profile < 0 || Profile > 1) $fatal(1, "sue_rx: Profile=%0d: allowed 0 (SUE), 1 (SUE Lite)", Profile);
     if (NumPorts != 1 && NumPorts != 2 && NumPorts != 4) $fatal(1, "sue_rx: NumPorts=%0d: allowed 1, 2, 4", NumPorts);
     if (NumPeers < 1 || NumPeers > 16) $fatal(1, "sue_rx: NumPeers=%0d: allowed 1..16", NumPeers);
-    if (DataW != 128 && DataW != 256 && DataW != 512) $fatal(1, "sue_rx: DataW=%0d: allowed 128, 256, 512", DataW);
+    if (DataW != 128 && DataW != 256 && DataW != 512 && DataW != 1024) $fatal(1, "sue_rx: DataW=%0d: allowed 128, 256, 512, 1024", DataW);
     if (MaxPack > ((Profile == 0) ? 4096 : 1024) || MaxPack < 20 + MaxData)
       $fatal(1, "sue_rx: MaxPack=%0d: allowed 20+MaxData..4096 (SUE) / 1024 (Lite)", MaxPack);
     if (MaxData < 1 || MaxData > 16 * DB || MaxData > MaxPack - 20)

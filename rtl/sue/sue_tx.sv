@@ -133,6 +133,7 @@ module sue_tx #(
   localparam int CC      = 20 + DB;                        // largest command chunk: op header, control, a data beat
   localparam int ACC     = 64 + CC;                        // accumulator bytes: two beats and a command chunk
   localparam int CH      = HC + CC;                        // largest chunk (the first: header + command chunk), bytes
+  localparam int CSW     = $clog2(CH + 1);                 // chunk size and offset bits (7 up to DB 64, 8 at DB 128)
   localparam int CIW     = $clog2(NC);                     // connection index bits
   localparam int QIW     = $clog2(NQ);                     // queue index bits
   localparam int NPC     = NumPeers * 4;                   // connections per port
@@ -163,7 +164,7 @@ module sue_tx #(
     if (Profile != 0 && Profile != 1) $fatal(1, "sue_tx: Profile=%0d not allowed (allowed: 0 SUE, 1 SUE Lite)", Profile);
     if (NumPorts != 1 && NumPorts != 2 && NumPorts != 4) $fatal(1, "sue_tx: NumPorts=%0d not allowed (allowed: 1, 2, 4)", NumPorts);
     if (NumPeers < 1 || NumPeers > 16) $fatal(1, "sue_tx: NumPeers=%0d not allowed (allowed: 1..16)", NumPeers);
-    if (DataW != 128 && DataW != 256 && DataW != 512) $fatal(1, "sue_tx: DataW=%0d not allowed (allowed: 128, 256, 512)", DataW);
+    if (DataW != 128 && DataW != 256 && DataW != 512 && DataW != 1024) $fatal(1, "sue_tx: DataW=%0d not allowed (allowed: 128, 256, 512, 1024)", DataW);
     if (MaxPack > PackLim || MaxPack < 20 + MaxData) $fatal(1, "sue_tx: MaxPack=%0d not allowed (allowed: %0d..%0d)", MaxPack, 20 + MaxData, PackLim);
     if (MaxData < 1 || MaxData > 16 * DB) $fatal(1, "sue_tx: MaxData=%0d not allowed (allowed: 1..min(16*DB, MaxPack-20))", MaxData);
     if (QDepth < 2 || QDepth > 256 || (QDepth & (QDepth - 1)) != 0) $fatal(1, "sue_tx: QDepth=%0d not allowed (allowed: power of 2, 2..256)", QDepth);
@@ -177,11 +178,11 @@ module sue_tx #(
 
   // CRC-32C (reflected) over bytes [from, n) of an MSB-first chunk of CH bytes.
   function automatic logic [31:0] crc32c_upd(input logic [31:0] crc, input logic [CH*8-1:0] bytes,
-                                             input logic [6:0] from, input logic [6:0] n);
+                                             input logic [CSW-1:0] from, input logic [CSW-1:0] n);
     logic [31:0] x;
     x = crc;
     for (int k = 0; k < CH; k++) begin
-      if (7'(k) >= from && 7'(k) < n) begin
+      if (CSW'(k) >= from && CSW'(k) < n) begin
         x = x ^ {24'h0, bytes[CH*8-1-8*k -: 8]};
         for (int b = 0; b < 8; b++) x = (x >> 1) ^ (32'h82F63B78 & {32{x[0]}});
       end
@@ -328,7 +329,7 @@ module sue_tx #(
   // C4 -> CRC
   logic [NumPorts-1:0]     app_crc;     // a chunk covered by the CRC is appended
   logic [NumPorts*CH*8-1:0] app_ch;
-  logic [NumPorts*7-1:0]   app_from, app_s;
+  logic [NumPorts*CSW-1:0] app_from, app_s;
 
   // ---------------------------------------------------------------- C1: port status
   // idle: the builder has no job, or has appended all its chunks and loads the frame's last or
@@ -800,7 +801,7 @@ module sue_tx #(
       crc_d = crc_q;
       for (int p = 0; p < NumPorts; p++) begin
         if (app_crc[p]) begin
-          crc_d[p*32 +: 32] = crc32c_upd(crc_q[p*32 +: 32], app_ch[p*CH*8 +: CH*8], app_from[p*7 +: 7], app_s[p*7 +: 7]);
+          crc_d[p*32 +: 32] = crc32c_upd(crc_q[p*32 +: 32], app_ch[p*CH*8 +: CH*8], app_from[p*CSW +: CSW], app_s[p*CSW +: CSW]);
         end
         if (job_go && job_port == 2'(p)) crc_d[p*32 +: 32] = 32'hffffffff;
       end
@@ -962,7 +963,7 @@ module sue_tx #(
   // ---------------------------------------------------------------- C4: builders, ingress, frees
   logic              b_free, b_all, b_load, b_eof, b_sof;
   logic [7:0]        b_m, b_base;
-  logic [6:0]        b_s, b_from;
+  logic [CSW-1:0]    b_s, b_from;
   logic [255:0]      b_beat, b_raw;
   logic [CH*8-1:0]   b_ch;
   logic [ACC*8-1:0]  b_sh, b_ext;
@@ -970,7 +971,7 @@ module sue_tx #(
   logic [QB-1:0]     b_nk, b_slot, b_ank, b_cnk, b_ns, b_ans, b_cns;
   logic [3:0]        b_nj, b_anj, b_cnj;
   logic [CC*8-1:0]   b_cc;
-  logic [6:0]        b_cs;
+  logic [CSW-1:0]    b_cs;
   logic              b_crc;
   logic [11:0]       b_dlen;
   logic [12:0]       b_rem;
@@ -1105,7 +1106,7 @@ module sue_tx #(
         for (int k = 0; k < DB; k++) begin
           if (12'(k) < b_dlen) b_cc[CC*8-1-160-8*k -: 8] = b_dbeat[DataW-1-8*k -: 8];
         end
-        b_cs   = (32'(b_dlen) > DB) ? 7'(CC) : 7'd20 + 7'(b_dlen);
+        b_cs   = (32'(b_dlen) > DB) ? CSW'(CC) : CSW'(20) + CSW'(b_dlen);
         if (32'(b_dlen) > DB) begin
           b_cnph = PhData;
           b_cnk  = bk_q[p*QB +: QB];
@@ -1124,17 +1125,17 @@ module sue_tx #(
                                      2'b00, jv_q[p*2 +: 2], 4'b0010, hop_q, 22'd0, own_q, 16'h88b6,
                                      2'b00, jop_q[p*2 +: 2], 2'b00, own_q, jpsn_q[p*16 +: 16],
                                      jv_q[p*2 +: 2], jrsvd_q[p*4 +: 4], part_q, japsn_q[p*16 +: 16]};
-              b_from = 7'd14;
+              b_from = CSW'(14);
             end else begin
               b_ch[CH*8-1 -: 48] = {8'h22, 6'd0, b_peer, 2'b00, jv_q[p*2 +: 2], 4'b0010, 6'd0, own_q};
             end
             if (jk_q[p]) begin  // the empty PDU
               b_ch[CH*8-1-HC*8 -: 16] = 16'h8000;
-              b_s   = 7'(HC + 2);
+              b_s   = CSW'(HC + 2);
               b_nph = (Profile == 0) ? PhTrl : PhDone;
             end else begin
               b_ch[CH*8-1-HC*8 -: CC*8] = b_cc;
-              b_s   = 7'(HC) + b_cs;
+              b_s   = CSW'(HC) + b_cs;
               b_nph = b_cnph;
               b_nk  = b_cnk;
               b_nj  = b_cnj;
@@ -1150,9 +1151,9 @@ module sue_tx #(
             b_ns  = b_cns;
           end
           PhData: begin
-            b_s = (b_rem > 13'(DB)) ? 7'(DB) : 7'(b_rem);
+            b_s = (b_rem > 13'(DB)) ? CSW'(DB) : CSW'(b_rem);
             for (int k = 0; k < DB; k++) begin
-              if (7'(k) < b_s) b_ch[CH*8-1-8*k -: 8] = b_dbeat[DataW-1-8*k -: 8];
+              if (CSW'(k) < b_s) b_ch[CH*8-1-8*k -: 8] = b_dbeat[DataW-1-8*k -: 8];
             end
             if (b_rem > 13'(DB)) begin
               b_nj = bj_q[p*4 +: 4] + 4'd1;
@@ -1165,7 +1166,7 @@ module sue_tx #(
           end
           PhTrl: begin
             b_ch[CH*8-1 -: 32] = ~crc_cur[p*32 +: 32];
-            b_s   = 7'd4;
+            b_s   = CSW'(4);
             b_crc = 1'b0;
             b_nph = PhDone;
           end
@@ -1175,7 +1176,7 @@ module sue_tx #(
         b_sh   = acc_q[p*ACC*8 +: ACC*8] << (b_load ? {b_m, 3'b000} : 11'd0);
         b_ext  = '0;
         b_ext[ACC*8-1 -: CH*8] = b_ch;
-        if (b_s != 7'd0 && 32'(b_base) + 32'(b_s) <= ACC && (!eofh_q[p] || b_load)) begin
+        if (b_s != '0 && 32'(b_base) + 32'(b_s) <= ACC && (!eofh_q[p] || b_load)) begin
           acc_d[p*ACC*8 +: ACC*8] = b_sh | (b_ext >> {b_base, 3'b000});
           accn_d[p*8 +: 8] = b_base + 8'(b_s);
           ph_d[p*3 +: 3]   = b_nph;
@@ -1184,8 +1185,8 @@ module sue_tx #(
           bj_d[p*4 +: 4]   = b_nj;
           app_crc[p]       = b_crc;
           app_ch[p*CH*8 +: CH*8] = b_ch;
-          app_from[p*7 +: 7] = b_from;
-          app_s[p*7 +: 7]  = b_s;
+          app_from[p*CSW +: CSW] = b_from;
+          app_s[p*CSW +: CSW]  = b_s;
         end else begin
           acc_d[p*ACC*8 +: ACC*8] = b_sh;
           accn_d[p*8 +: 8] = b_base;

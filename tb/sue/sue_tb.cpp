@@ -60,8 +60,8 @@ std::unique_ptr<RxBlock> make_rx(const std::string& kind, const Variant& v, Veri
 
 void declare(core::Schema& s) {
   s.add_choice("sue_config", "s1", kConfigs,
-               "compiled RTL parameterization: s1 (SUE, 1 port, 4 peers, 256-bit XPU bus), s2 (SUE, 2 ports, 512-bit), "
-               "s4 (SUE, 4 ports, 512-bit), lite (SUE Lite, 1 port, 256-bit, 1 KiB packing)");
+               "compiled RTL parameterization: s1 (SUE, 1 port, 4 peers, 256-bit XPU bus), s2 (SUE, 2 ports, 1024-bit), "
+               "s4 (SUE, 4 ports, 1024-bit), lite (SUE Lite, 1 port, 256-bit, 1 KiB packing)");
   s.add_int("nodes", 2, 2, 17, "XPU nodes (one sue_tx + one sue_rx each); at most NumPeers+1 = 5 for the compiled configurations");
   s.add_choice("mode", "strict", {"strict", "unordered"}, "cfg_strict_i: strict (order per {src, dst, VC}) or unordered");
   s.add_choice("tx", "lockstep", {"lockstep", "rtl", "model"}, "every node's sue_tx: RTL in lockstep with its model, RTL, or model");

@@ -30,8 +30,8 @@ void declare(core::Schema& s) {
   s.add_int("xpus", 8, 2, 1024, "XPUs (XPU a has id a; planes: one switch port per XPU, so at most the switch radix)");
   s.add_int("instances", 1, 1, 64, "SUE instances per XPU (spec figure 1: 12); mesh: one per matching, xpus-1 (even) or xpus (odd)");
   s.add_choice("sue_config", "s4", kConfigs,
-               "every instance follows this compiled parameterization: s1 (1 port, 256-bit XPU bus), s2 (2 ports, 512-bit), "
-               "s4 (4 ports, 512-bit), lite (SUE Lite, 1 port)");
+               "every instance follows this compiled parameterization: s1 (1 port, 256-bit XPU bus), s2 (2 ports, 1024-bit), "
+               "s4 (4 ports, 1024-bit), lite (SUE Lite, 1 port)");
   s.add_int("peers", 0, 0, 1024,
             "NumPeers of every instance (0: auto = the most peers an XPU needs: every other XPU with nic=flit, at most 16 "
             "with the cycle-exact twins (1..16), the compiled 4 with RTL blocks)");

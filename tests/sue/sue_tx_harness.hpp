@@ -233,7 +233,7 @@ class Harness {
   struct Beat {
     uint32_t valid = 0, cycle = 0, vc = 0, xpuid = 0;
     std::array<uint8_t, 18> ctrl{};
-    std::array<uint8_t, 64> data{};
+    std::array<uint8_t, sue::kMaxDB> data{};
     bool err = false;
   };
   std::vector<Beat> cur_;

@@ -255,6 +255,25 @@ TEST(SueNic, ZeroLoadPipelineEqualsCycleExactFigures) {
   EXPECT_EQ(h.qcred[0][0], sue::TxParams{}.qdepth);  // every credit back (QDepth, 64)
 }
 
+// DataW 1024 (DB 128, the s2/s4 bus): sue_rx reads 6 rows an edge, so a command's first beat (up to
+// 148 op bytes, rows 0..5) still goes out 5 cycles after the eof beat, and a 256-byte command takes two
+// XPU beats on each side.
+TEST(SueNic, ZeroLoadPipelineAtDataW1024) {
+  for (uint32_t dlen : {64u, 128u, 256u}) {
+    NicConfig a = cfg_for(0, 1), b = cfg_for(1, 0);
+    a.tp.data_w = b.tp.data_w = 1024;
+    Pair h(a, b);
+    h.send(0, 0, static_cast<uint16_t>(dlen), tag_of(0, 0, 1), 100);
+    h.run(2000);
+    ASSERT_EQ(h.frames[0].size(), 1u) << dlen;
+    EXPECT_EQ(h.frames[0][0].sof, 104u) << dlen;
+    EXPECT_EQ(h.frames[0][0].bytes, 14u + 8 + 20 + dlen + 4 + 4) << dlen;
+    ASSERT_EQ(h.got.size(), 1u) << dlen;
+    EXPECT_EQ(h.got[0].first, h.frames[0][0].eof + h.delay + 5) << dlen;
+    EXPECT_EQ(h.got[0].last, h.got[0].first + (dlen + 127) / 128 - 1) << dlen;
+  }
+}
+
 TEST(SueNic, PacksCompleteCommandsOnlyUpToMaxPack) {
   Pair h(cfg_for(0, 1), cfg_for(1, 0));
   // Ten 0-byte commands complete at edges 10..19: the first PDU takes what is present at its start

@@ -166,6 +166,8 @@ TEST(SueRxModel, ParamsValidated) {
       {[](sue::RxParams& p) { p.num_ports = 3; }, "NumPorts="},
       {[](sue::RxParams& p) { p.num_peers = 17; }, "NumPeers="},
       {[](sue::RxParams& p) { p.data_w = 64; }, "DataW="},
+      {[](sue::RxParams& p) { p.data_w = 2048; }, "DataW="},
+      {[](sue::RxParams& p) { p.data_w = 1024, p.max_data = 2049; }, "MaxData="},
       {[](sue::RxParams& p) { p.max_pack = 4097; }, "MaxPack="},
       {[](sue::RxParams& p) { p.profile = 1, p.max_pack = 2048; }, "MaxPack="},
       {[](sue::RxParams& p) { p.max_data = 0; }, "MaxData="},
@@ -189,6 +191,12 @@ TEST(SueRxModel, ParamsValidated) {
   }
   EXPECT_EQ(sue_p().max_frame_beats(), 129u);
   EXPECT_EQ(lite_p().max_frame_beats(), 33u);
+  sue::RxParams w = sue_p(4, 1024);  // DB 128: MaxData up to 2048, 6 rows read per edge (4 up to DB 64)
+  w.max_data = 2048;
+  EXPECT_EQ(w.validate(), "");
+  EXPECT_EQ(w.read_rows(), 6u);
+  EXPECT_EQ(w.accr(), 20u + 128u + 192u);
+  for (unsigned dw : {128u, 256u, 512u}) EXPECT_EQ(sue_p(1, dw).read_rows(), 4u) << dw;
 }
 
 TEST(SueRxModel, ResetState) {
@@ -245,11 +253,12 @@ TEST(SueRxModel, WorkedExampleToTheCycle) {
 }
 
 // eof taken in cycle e -> first command on the XPU interface in cycle e+5 (zero load), for every first
-// beat up to 20 + DB = 84 bytes (the first four rows hold 106 bytes of ops after the RH)
+// beat up to 20 + DB bytes: 84 at DB 64 (the first four rows hold 106 bytes of ops after the RH), 148 at
+// DB 128 (DataW 1024 reads six rows, 170 bytes of ops)
 TEST(SueRxModel, PipelineLatencyFiveCycles) {
-  for (unsigned dw : {256u, 512u}) {
-    for (unsigned dlen : {0u, 22u, 23u, 64u, 256u}) {
-      H h(sue_p(dw == 512 ? 4 : 1, dw));
+  for (unsigned dw : {256u, 512u, 1024u}) {
+    for (unsigned dlen : {0u, 22u, 23u, 64u, 86u, 87u, 128u, 129u, 256u}) {
+      H h(sue_p(dw >= 512 ? 4 : 1, dw));
       h.step();
       h.send(0, rxstim::wire(h.frame(1, 2, 0, {cmd(dlen), cmd(8)})));
       h.drain();
@@ -684,7 +693,7 @@ TEST(SueRxModel, LiteByteOrderAndNoTransport) {
 // ---------------------------------------------------------------- unpacker, credits, ready
 
 TEST(SueRxModel, UnpackerBeatsAndCycles) {
-  for (unsigned dw : {128u, 256u, 512u}) {
+  for (unsigned dw : {128u, 256u, 512u, 1024u}) {
     sue::RxParams p = sue_p(1, dw);
     H h(p);
     h.step();
@@ -810,7 +819,8 @@ TEST(SueRxModel, RandomScenarioMatchesReference) {
     sue::RxParams p;
     uint64_t seed;
   };
-  std::vector<V> vs = {{sue_p(1), 11}, {sue_p(2, 512), 12}, {sue_p(4, 512), 13}, {lite_p(), 14}, {sue_p(1, 128), 15}};
+  std::vector<V> vs = {{sue_p(1), 11}, {sue_p(2, 512), 12}, {sue_p(4, 512), 13}, {lite_p(), 14}, {sue_p(1, 128), 15},
+                       {sue_p(4, 1024), 16}, {sue_p(2, 1024), 17}};
   for (auto& v : vs) {
     ModelOnly mo{sue::RxModel(v.p), {}};
     rxstim::Knobs k;
@@ -835,7 +845,8 @@ struct ModelBlock {
 
 // Back-to-back one-command frames on every port at one MAC beat per cycle: the unpacker keeps up
 // with what the ports offer, up to a beat every cycle on the XPU interface (s4/s2: 4 x 200G / 2 x 400G
-// at DataW 512 need it; s1/lite: the ports bind). The old unpacker (one row per cycle, a pick cycle
+// at DataW 512 need it; s1/lite: the ports bind). At DataW 1024 (DB 128) the reads bind first: 6 rows
+// of one frame per edge (4 would give s4 0.667 XPU beats a cycle for 256-byte commands against 0.8). The old unpacker (one row per cycle, a pick cycle
 // per frame), measured with this stimulus: s4 0.167 / 0.250 / 0.333 beats per cycle for 64 / 128 /
 // 256 bytes, s1 0.333 / 0.500 / 0.667 against the 0.5 / 0.667 / 0.8 its port offers.
 TEST(SueRxModel, LineRateEveryPortBeatEveryCycle) {
@@ -844,7 +855,9 @@ TEST(SueRxModel, LineRateEveryPortBeatEveryCycle) {
     sue::RxParams p;
   };
   sue::RxParams s2 = sue_p(2, 512), s4 = sue_p(4, 512), s1 = sue_p(1, 256), lite = lite_p();
-  for (const Cfg& c : {Cfg{"s1", s1}, Cfg{"s2", s2}, Cfg{"s4", s4}, Cfg{"lite", lite}}) {
+  sue::RxParams s2w = sue_p(2, 1024), s4w = sue_p(4, 1024);
+  for (const Cfg& c : {Cfg{"s1", s1}, Cfg{"s2", s2}, Cfg{"s4", s4}, Cfg{"lite", lite}, Cfg{"s2 DataW 1024", s2w},
+                       Cfg{"s4 DataW 1024", s4w}}) {
     for (unsigned dlen : {64u, 128u, 256u}) {
       ModelBlock b{sue::RxModel(c.p), {}};
       rxstim::LineRate r = rxstim::run_linerate(b, c.p, dlen, 2000, 6000);
@@ -855,6 +868,7 @@ TEST(SueRxModel, LineRateEveryPortBeatEveryCycle) {
       if (r.offered >= 1) EXPECT_GE(r.util, 0.995) << c.name << " " << dlen;  // output-bound: a beat every cycle
       EXPECT_GT(r.cmds, 500u);
       std::printf("  %s dlen %u: %.4f XPU beats/cycle (ports offer %.3f)\n", c.name, dlen, r.util, r.offered);
+      if (c.p.data_w == 1024) EXPECT_GT(r.cmds, 1000u) << c.name << " " << dlen;
     }
   }
 }

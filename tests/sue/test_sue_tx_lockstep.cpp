@@ -313,6 +313,38 @@ TEST(SueTxLockstep, LineRateOnePort400G) {
   }
 }
 
+// The 800G instance s2 (two 400G ports, DataW 1024: DB = 128 bytes per XPU beat) at line rate in
+// lockstep (SueTxModel.LineRateTwoPorts800GDataW1024): command chunks of up to 148 bytes and first
+// chunks of 170 go through the RTL builder byte-exact, every cycle equal to the model, both ports at
+// 400 Gb/s with 64, 128, 256-byte commands and the mix.
+TEST(SueTxLockstep, LineRateTwoPorts800GDataW1024) {
+  const TxVariant* v = find_tx_variant("s2");
+  ASSERT_NE(v, nullptr);
+  ASSERT_EQ(v->params.data_w, 1024u);
+  for (unsigned dlen : {64u, 128u, 256u, txstim::kMix}) {
+    const std::string what = std::string("s2 ") + (dlen ? std::to_string(dlen) : "mix");
+    VerilatedContext* ctx = tb::shared_context();
+    ctx->assertOn(true);
+    auto ls = make_tx_lockstep(make_tx_rtl(*v, ctx, "tx", nullptr), v->params, "tx");
+    LockTx* l = ls.get();
+    uint64_t cyc = 0;
+    const txstim::LineRate r = txstim::run_linerate(*ls, v->params, dlen, 4, 1500, 4000, [&] {
+      l->set_time(++cyc, 0);
+      return !l->mismatch() && !ctx->gotError() && l->model().assertion().empty();
+    });
+    EXPECT_FALSE(l->mismatch().has_value()) << what << ": " << l->mismatch()->signal << " at cycle "
+                                            << l->mismatch()->cycle;
+    EXPECT_FALSE(ctx->gotError()) << what;
+    EXPECT_TRUE(r.error.empty()) << what << ": " << r.error;
+    EXPECT_GE(r.per_edge, txstim::kWire400GBytesPerEdge) << what << ": " << r.wire << " wire bytes in " << r.window
+                                                          << " edges on 2 ports";
+    if (dlen == txstim::kMix) EXPECT_GE(r.goodput, 29.5) << what;
+    EXPECT_GT(r.cmds, 400u) << what;
+    std::printf("  %s: %.2f wire bytes, %.2f command bytes per edge and port in lockstep (400 Gb/s: 31.25)\n",
+                what.c_str(), r.per_edge, r.goodput);
+  }
+}
+
 // The deliberately broken RTL: a NACK(e) resends from e+1. Lockstep must catch it
 // and name the cycle and the first differing output.
 TEST(SueMutant, CaughtWithCycleAndSignal) {

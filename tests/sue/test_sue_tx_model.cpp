@@ -3,6 +3,7 @@
 // the document, plus the constrained-random environment of sue_tx_harness.hpp
 // with its independent frame checks, model only. Edge n is the n-th call of
 // tick() after the reset edge; "after edge n" means outputs() then.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -182,6 +183,30 @@ TEST(SueTxRandom, FourPortsFailover) {
   EXPECT_GT(s.mig_pdus, 0u);
 }
 
+// The random harness at DataW 1024 (DB 128: command chunks of up to 148 bytes, the first chunk 170) on
+// four ports with failover, and on one port with MaxData 2048 (16 data beats of 128 bytes).
+TEST(SueTxRandom, DataW1024) {
+  suetx::HarnessCfg c;
+  c.seed = 4;
+  c.cycles = 40000;
+  c.p_death = 0.0002;
+  c.p_reset = 0.00003;
+  auto s = run_model(params(0, 4, 1024), c);
+  EXPECT_GT(s.deaths, 0u);
+  EXPECT_GT(s.mig_pdus, 0u);
+  EXPECT_GT(s.delivered, 1000u);
+  suetx::HarnessCfg c1;
+  c1.seed = 5;
+  c1.cycles = 30000;
+  // 16 queues of QDepth commands of up to 2 KB on one port: at QDepth 64 (main's default) the 20,000-cycle
+  // drain is too short to send them all (measured: done by 40,000); it is not a stall.
+  c1.drain = 40000;
+  TxParams p = params(0, 1, 1024);
+  p.max_data = 2048;
+  auto s1 = run_model(p, c1);
+  EXPECT_GT(s1.delivered, 300u);
+}
+
 TEST(SueTxRandom, Lite) {
   suetx::HarnessCfg c;
   c.seed = 3;
@@ -217,6 +242,17 @@ TEST(SueTxModel, ParamsValidated) {
   EXPECT_EQ(p.validate(), "");
   p.data_w = 128;  // 16*DB = 256 < 300
   EXPECT_NE(p.validate().find("MaxData=300"), std::string::npos);
+  EXPECT_THROW(TxModel{p}, std::invalid_argument);
+  p = TxParams{};
+  p.data_w = 1024;  // DB 128: MaxData up to min(16*128, MaxPack-20) = 2048
+  p.max_data = 2048;
+  EXPECT_EQ(p.validate(), "");
+  EXPECT_EQ(p.acc_bytes(), 64u + 20u + 128u);
+  p.max_data = 2049;
+  EXPECT_NE(p.validate().find("MaxData=2049"), std::string::npos);
+  p = TxParams{};
+  p.data_w = 2048;
+  EXPECT_NE(p.validate().find("DataW=2048"), std::string::npos);
   EXPECT_THROW(TxModel{p}, std::invalid_argument);
   // Pool: 0 = default NQ*QDepth + 3072 rounded up to a power of 2; else a power of 2 >= NQ*QDepth +
   // min(QDepth, MaxPack/20).
@@ -1175,6 +1211,64 @@ TEST(SueTxModel, LineRateOnePort400G) {
       EXPECT_GT(r.cmds, 800u) << what;
       std::printf("  %s: %.2f wire bytes per edge (400 Gb/s: 31.25), %.1f commands per frame\n", what.c_str(),
                   r.per_edge, r.cmds_per_frame);
+    }
+  }
+}
+
+// DataW 1024 (DB = 128 bytes per XPU beat; docs/sue.md "Clock and rates"), one port at 400 Gb/s: command
+// chunks of 20 + min(128, dlen) bytes (148 at most, the first chunk 170) go through the builder byte-exact
+// at line rate for 64, 128 and 256-byte commands, the mix, and 1000 / 2048-byte commands (MaxData 2048:
+// 8 and 16 data beats), SUE and Lite. A builder that assumed DB <= 64 (7-bit chunk sizes, a 128-byte
+// chunk buffer) loses or garbles every command above 64 bytes here.
+TEST(SueTxModel, LineRateOnePort400GDataW1024) {
+  for (unsigned profile : {0u, 1u}) {
+    for (unsigned dlen : {64u, 128u, 256u, txstim::kMix, 1000u, 2048u}) {
+      TxParams p = params(profile, 1, 1024);
+      if (dlen > 256) p.max_data = profile ? 1000 : 2048;
+      if (dlen > p.max_data) continue;  // Lite: MaxPack 1024 holds at most 1004 data bytes
+      const std::string what = std::string(profile ? "lite" : "s1") + " DataW 1024 " + (dlen ? std::to_string(dlen) : "mix");
+      suetx::ModelDut b(p);
+      const txstim::LineRate r =
+          txstim::run_linerate(b, p, dlen, 4, 2000, 8000, [&] { return b.model().assertion().empty(); });
+      EXPECT_TRUE(r.error.empty()) << what << ": " << r.error;
+      EXPECT_EQ(b.model().assertion(), "") << what;
+      EXPECT_GE(r.per_edge, txstim::kWire400GBytesPerEdge)
+          << what << ": " << r.wire << " wire bytes in " << r.window << " edges";
+      EXPECT_GT(r.cmds, dlen > 256 ? 100u : 800u) << what;
+      std::printf("  %s: %.2f wire bytes per edge (400 Gb/s: 31.25), %.1f commands per frame\n", what.c_str(),
+                  r.per_edge, r.cmds_per_frame);
+    }
+  }
+}
+
+// The 800G instance of two 400G ports (s2): the XPU bus must carry what 2 x 31.25 wire bytes per edge
+// hold. At DataW 1024 both ports run at line rate with 64, 128, 256-byte commands and the mix, and the
+// mix's goodput (control + data bytes) is that of full frames, ~30 bytes per edge and port. At DataW 512
+// a command takes max(1, ceil(dlen/64)) beats, 2.12 for the mix's ~114 command bytes: the bus carries
+// ~54 bytes per edge, 27 per port, and the ports, still busy, send frames of ~2 commands (more header,
+// pad and FCS per command). That is why s2 and s4 use 1024. Queues pinned (strict), peers spread over
+// both ports.
+TEST(SueTxModel, LineRateTwoPorts800GDataW1024) {
+  for (unsigned dw : {1024u, 512u}) {
+    for (unsigned dlen : {64u, 128u, 256u, txstim::kMix}) {
+      if (dw == 512 && dlen != txstim::kMix) continue;
+      const TxParams p = params(0, 2, dw);
+      const std::string what = fmt::format("s2 DataW {} {}", dw, dlen ? std::to_string(dlen) : "mix");
+      suetx::ModelDut b(p);
+      const txstim::LineRate r =
+          txstim::run_linerate(b, p, dlen, 4, 2000, 8000, [&] { return b.model().assertion().empty(); });
+      EXPECT_TRUE(r.error.empty()) << what << ": " << r.error;
+      EXPECT_EQ(b.model().assertion(), "") << what;
+      if (dw == 1024) {
+        EXPECT_GE(r.per_edge, txstim::kWire400GBytesPerEdge) << what << ": " << r.wire << " wire bytes in " << r.window
+                                                              << " edges on 2 ports";
+        if (dlen == txstim::kMix) EXPECT_GE(r.goodput, 29.5) << what;
+      } else {
+        EXPECT_LT(r.goodput, 28.0) << what << ": the 512-bit bus binds";
+      }
+      EXPECT_GT(r.cmds, 800u) << what;
+      std::printf("  %s: %.2f wire bytes, %.2f command bytes per edge and port (400 Gb/s: 31.25), %.1f commands per "
+                  "frame\n", what.c_str(), r.per_edge, r.goodput, r.cmds_per_frame);
     }
   }
 }
