@@ -89,7 +89,7 @@ struct NicConfig {
   bool strict = true;
   std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};
   uint32_t rto = 8192;       ///< cycles without ACK progress (0 behaves as 1)
-  uint32_t ack_delay = 256;  ///< cycles an owed ACK waits for a data PDU
+  uint32_t ack_delay = 512;  ///< cycles an owed ACK waits for a data PDU
   std::array<uint32_t, 4> rx_credits{{16, 16, 16, 16}};  ///< XPU receive credits per VC, 1..255
   // Port and clock.
   unsigned port_gbps = 200;  ///< line rate of every port (MAC pacing, with preamble and IFG)

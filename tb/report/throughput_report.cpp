@@ -256,8 +256,8 @@ Command::Command(CLI::App& app) {
                               "sizes x peers x direction and incast at full load, latency at 50/80/95 % load");
   thr_->add_option("--set", o_.sets, "key=value setting of the system testbench for every run (cosim list system)");
   thr_->add_option("--seed", seed_s_, "random seed (default 1)");
-  thr_->add_option("--cycles", cycles_s_, "traffic cycles per run, warm-up included (default 10000)");
-  thr_->add_option("--warmup", warmup_s_, "SUE cycles before the measurement window (default 2000)");
+  thr_->add_option("--cycles", cycles_s_, "traffic cycles per run, warm-up included (default 30000)");
+  thr_->add_option("--warmup", warmup_s_, "SUE cycles before the measurement window (default 10000)");
   thr_->add_option("--pass", pass_s_, "efficiency a row needs to pass, % (default 95)");
   thr_->add_option("--out", o_.out_dir, "folder for throughput.{txt,json,csv,md,png} (default report)");
   thr_->add_flag("--quick", o_.quick, "256 B and the mix only, bidirectional only");

@@ -26,8 +26,8 @@ namespace tb::report {
 struct Options {
   std::vector<std::string> sets;  ///< key=value settings of the system testbench, for every run
   uint64_t seed = 1;
-  uint64_t cycles = 10000;        ///< traffic cycles per run (after the warm-up)
-  uint64_t warmup = 2000;         ///< SUE cycles before the measurement window
+  uint64_t cycles = 30000;        ///< traffic cycles per run, warm-up included
+  uint64_t warmup = 10000;        ///< SUE cycles before the measurement window
   double pass_pct = 95;           ///< a row passes at this efficiency or above
   std::string out_dir = "report"; ///< "" writes no files
   bool quick = false;             ///< sizes 256 B and the mix only, no unidirectional rows

@@ -41,6 +41,8 @@ void declare(core::Schema& s) {
             "only; power of 2)");
   s.add_int("window", 0, 0, 256, "Window of every instance: PDUs in flight per connection (0: the compiled 64; models only; "
             "power of 2)");
+  s.add_int("data_w", 0, 0, 1024, "DataW of every instance: XPU bus bits per SUE cycle (0: the compiled width; C++ models "
+            "only; 128, 256, 512 or 1024)");
   s.add_choice("topology", "planes", {"planes", "mesh"},
                "planes: port p of instance m on plane m*ports+p, one switch per plane (figure 1); mesh: direct cables (figure 2)");
   s.add_choice("mode", "strict", {"strict", "unordered"}, "cfg_strict_i: strict (order per {src, dst, VC}) or unordered");
@@ -77,7 +79,7 @@ void declare(core::Schema& s) {
   s.add_int("rx_credits", 16, 1, 255, "XPU receive credits per VC (cfg_rx_credits_i)");
   s.add_int("sink_delay", 0, 0, 1000000, "cycles before the receiving XPU returns a receive credit");
   s.add_int("rto", 8192, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
-  s.add_int("ack_delay", 256, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
+  s.add_int("ack_delay", 512, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
   s.add_text("rtl", "none", "none|(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr)(,(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr))*",
              "none|xN.tx|xN.rx|xN.llr|swP.pN.llr[,...] (e.g. x0.tx,x0.rx,sw0.p3.llr)",
              "blocks that are verilated RTL: xN.tx / xN.rx the sue_tx / sue_rx of every instance of XPU N, xN.llr the "
@@ -320,6 +322,14 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
                                          key[0] == 'q' ? ", at least 2" : ""));
     (key[0] == 'q' ? c.tp.qdepth : c.tp.window) = v;
     (key[0] == 'q' ? c.rp.qdepth : c.rp.window) = v;
+  }
+  if (const unsigned v = static_cast<unsigned>(s.i("data_w")); v) {
+    if (c.any_rtl() && v != c.tp.data_w)
+      throw core::UsageError(fmt::format("setting 'data_w'={} with RTL blocks: the compiled sue_config={} has {} (allowed: 0 or {})",
+                                         v, c.variant, c.tp.data_w, c.tp.data_w));
+    if (v != 128 && v != 256 && v != 512 && v != 1024)
+      throw core::UsageError(fmt::format("setting 'data_w'={} (allowed: 0, 128, 256, 512, 1024)", v));
+    c.tp.data_w = c.rp.data_w = v;
   }
   {
     sue::TxParams t = c.tp;  // nic=flit: NumPeers up to sue::kNicMaxPeers (checked above), the rest as the twins'

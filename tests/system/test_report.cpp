@@ -119,60 +119,61 @@ TEST(ThroughputReport, RefusesBadSettingsBeforeRunning) {
   EXPECT_THROW(tb::report::run(quick({"sue_config=lite", "dlen_min=300"}), nullptr), core::UsageError);
 }
 
-// The report at the defaults (8 XPUs, s4 = 4 x 200G, cycle-exact twins): the rows that reach the 95 % target
-// must keep it; every other row keeps at least today's figure less a margin. History (docs/system.md
-// "Throughput report"): the line-rate unpacker, strict pin hash and credits at PDU formation; the shared
-// command pool (1-peer rows 59-98 %); then Window 64 PDUs and QDepth 64 credits (2026-11-28): every
-// 64/128/256-byte row passes but two kinds, each against a bound the report prints: "all peers bi" (84 %,
-// strict pinning puts 2 of an XPU's 7 flows on one of 4 ports: at most 7/8) and the mix (87-88 %, the
-// 512-bit XPU bus at 1.6 GHz carries the delivered commands of the mix at ~90 % of the wire limit). Raise the floors as the
-// design improves, until every row is 95.
-TEST(ThroughputReport, DefaultsKeepTheirEfficiency) {
-  struct Floor {
-    const char *traffic, *dir, *size;
-    double pct;
-  };
-  const Floor floors[] = {
-      {"1 peer", "uni", "64", 95},     {"4 peers", "uni", "64", 95},    {"all peers", "uni", "64", 95},
-      {"1 peer", "bi", "64", 95},      {"4 peers", "bi", "64", 95},     {"all peers", "bi", "64", 82},
-      {"incast 7:1", "uni", "64", 95}, {"1 peer", "uni", "128", 95},    {"4 peers", "uni", "128", 95},
-      {"all peers", "uni", "128", 95}, {"1 peer", "bi", "128", 95},     {"4 peers", "bi", "128", 95},
-      {"all peers", "bi", "128", 82},  {"incast 7:1", "uni", "128", 95}, {"1 peer", "uni", "256", 95},
-      {"4 peers", "uni", "256", 95},   {"all peers", "uni", "256", 95}, {"1 peer", "bi", "256", 95},
-      {"4 peers", "bi", "256", 95},    {"all peers", "bi", "256", 82},  {"incast 7:1", "uni", "256", 95},
-      {"1 peer", "uni", "mix", 86},    {"4 peers", "uni", "mix", 85},   {"all peers", "uni", "mix", 85},
-      {"1 peer", "bi", "mix", 85},     {"4 peers", "bi", "mix", 86},    {"all peers", "bi", "mix", 80},
-      {"incast 7:1", "uni", "mix", 86}};
+// The report at the defaults (8 XPUs, s4 = 4 x 200G at DataW 1024, cycle-exact twins, a 20,000-cycle window
+// after a 10,000-cycle warm-up): every row passes 95 % of its wire limit but "all peers bi", which strict
+// pinning holds at 7/8: an XPU's 7 flows on 4 ports put 2 flows on some port (the report names the bound,
+// "pin 87.5"; the row must stay within 6 points of it). History (docs/system.md "Throughput report"): the
+// line-rate unpacker, strict pin hash and credits at PDU formation; the shared command pool; Window 64 PDUs and
+// QDepth 64 credits; DataW 1024 for the 800G variants (the mix no longer waits on the XPU bus); ack_delay 512
+// and the steady-state window (2026-11-28: the bidirectional mix rows 92.6/93.9 -> 96.2/96.2).
+TEST(ThroughputReport, DefaultsPassEveryRowButThePinBoundOnes) {
   Options o;
   o.out_dir = "";
   o.plot = false;
   const auto rep = tb::report::run(o, nullptr);
-  ASSERT_EQ(rep.rows.size(), std::size(floors));
-  for (size_t k = 0; k < rep.rows.size(); ++k) {
-    const auto& r = rep.rows[k];
-    ASSERT_EQ(r.shape, floors[k].traffic);
-    ASSERT_EQ(r.direction, floors[k].dir);
-    ASSERT_EQ(r.sizes, floors[k].size);
-    EXPECT_TRUE(r.clean) << r.shape << " " << r.direction << " " << r.sizes;
-    EXPECT_GE(r.efficiency, floors[k].pct) << r.shape << " " << r.direction << " " << r.sizes;
-    if (floors[k].pct >= 95) {
-      EXPECT_TRUE(r.pass) << r.shape << " " << r.direction << " " << r.sizes;
-    }
-    // Every row short of 95 % names the bound that holds it, and stays within 6 points of it.
-    if (!r.pass) {
-      EXPECT_LT(r.bound_pct, 95.0) << r.shape << " " << r.direction << " " << r.sizes;
-      EXPECT_GE(r.efficiency, r.bound_pct - 6.0) << r.shape << " " << r.direction << " " << r.sizes;
-    }
-    // The bounds themselves: 7 flows of an XPU on 4 ports pin 2 flows to some port (7/8); the 512-bit bus carries a
-    // 64/128/256-byte write in 1/2/4 beats (full), the delivered commands of the default mix at ~90 %.
+  ASSERT_EQ(rep.rows.size(), 28u);
+  unsigned pinned = 0;
+  for (const auto& r : rep.rows) {
+    const std::string what = r.shape + " " + r.direction + " " + r.sizes;
+    EXPECT_TRUE(r.clean) << what;
     if (r.shape == "all peers" && r.direction == "bi") {
-      EXPECT_EQ(r.bound_what, "pin") << r.sizes;
-      EXPECT_NEAR(r.bound_pct, 87.5, 1e-9) << r.sizes;
-    } else if (r.sizes == "mix") {
-      EXPECT_EQ(r.bound_what, "bus") << r.shape << " " << r.direction;
-      EXPECT_NEAR(r.bound_pct, 90.2, 1.0) << r.shape << " " << r.direction;
+      ++pinned;
+      EXPECT_EQ(r.bound_what, "pin") << what;
+      EXPECT_NEAR(r.bound_pct, 87.5, 1e-9) << what;
+      EXPECT_GE(r.efficiency, r.bound_pct - 6.0) << what;
+      EXPECT_LE(r.efficiency, r.bound_pct + 0.5) << what;
     } else {
-      EXPECT_EQ(r.bound_what, "") << r.shape << " " << r.direction << " " << r.sizes;
+      EXPECT_TRUE(r.pass) << what << ": " << r.efficiency << " %";
+      EXPECT_EQ(r.bound_what, "") << what;  // no bound below the wire limit at DataW 1024
+    }
+  }
+  EXPECT_EQ(pinned, 4u);
+  EXPECT_FALSE(rep.pass);  // exit 1 while a row fails
+}
+
+// The XPU-bus bound, which no compiled 800G variant has any more: s4's twins at DataW 512 (setting data_w)
+// carry the default mix's delivered commands at ~90 % of the wire limit; the report names "bus" and the rows
+// reach it within 6 points, while 256-byte writes (4 full beats) have no bus bound.
+TEST(ThroughputReport, BusBoundNamedAtDataW512) {
+  Options o;
+  o.sets = {"data_w=512"};
+  o.quick = true;
+  o.out_dir = "";
+  o.plot = false;
+  const auto rep = tb::report::run(o, nullptr);
+  ASSERT_EQ(rep.rows.size(), 8u);
+  for (const auto& r : rep.rows) {
+    const std::string what = r.shape + " " + r.direction + " " + r.sizes;
+    EXPECT_TRUE(r.clean) << what;
+    if (r.sizes == "mix" && r.shape != "all peers") {
+      EXPECT_EQ(r.bound_what, "bus") << what;
+      EXPECT_NEAR(r.bound_pct, 90.2, 1.0) << what;
+      EXPECT_FALSE(r.pass) << what;
+      EXPECT_GE(r.efficiency, r.bound_pct - 6.0) << what;
+      EXPECT_LE(r.efficiency, r.bound_pct + 0.5) << what;
+    } else if (r.sizes == "256" && r.shape != "all peers") {
+      EXPECT_EQ(r.bound_what, "") << what;
+      EXPECT_TRUE(r.pass) << what;
     }
   }
 }
@@ -190,25 +191,23 @@ tb::report::Report report_400g(const char* config) {
   return rep;
 }
 
-// SUE Lite at its defaults (1 x 400G, 8 XPUs): every row of the report passes 95 % of its wire limit
-// (measured 2026-11-28: 96.9 % at the lowest, the bidirectional 1-peer mix).
+// The 1 x 400G variants at their defaults (8 XPUs): every row of the report passes 95 % of its wire limit
+// (measured 2026-11-28 with the 20,000-cycle window: s1 95.1 % at the lowest, the bidirectional 4-peer mix;
+// Lite 96.9 %).
 TEST(ThroughputReport, LiteAtDefaultsPassesEveryRow) {
   const auto rep = report_400g("lite");
   for (const auto& r : rep.rows) {
     EXPECT_TRUE(r.clean) << r.shape << " " << r.direction << " " << r.sizes;
     EXPECT_TRUE(r.pass) << r.shape << " " << r.direction << " " << r.sizes << ": " << r.efficiency << " %";
   }
+  EXPECT_TRUE(rep.pass);
 }
 
-// s1 (SUE, 1 x 400G) at its defaults: 24 of the 28 rows pass; the bidirectional strict rows of the mix and
-// of 256 B over all peers are at 92-95 % (measured 2026-11-28: 92.2 % at the lowest) and must stay above 91.
-TEST(ThroughputReport, S1AtDefaults) {
+TEST(ThroughputReport, S1AtDefaultsPassesEveryRow) {
   const auto rep = report_400g("s1");
-  unsigned pass = 0;
   for (const auto& r : rep.rows) {
     EXPECT_TRUE(r.clean) << r.shape << " " << r.direction << " " << r.sizes;
-    EXPECT_GE(r.efficiency, 91.0) << r.shape << " " << r.direction << " " << r.sizes;
-    pass += r.pass;
+    EXPECT_TRUE(r.pass) << r.shape << " " << r.direction << " " << r.sizes << ": " << r.efficiency << " %";
   }
-  EXPECT_GE(pass, 24u);
+  EXPECT_TRUE(rep.pass);
 }
