@@ -114,6 +114,8 @@ if "$COSIM" list | grep -q "^ system "; then
   expect_usage "system alltoall too many peers" "'pattern'=alltoall with xpus=40 needs 39 peers" -- \
     run system --set pattern=alltoall --set xpus=40 --set peers=16
   expect_usage "system qdepth not a power of 2" "'qdepth'=48 is not a power of 2" -- run system --set qdepth=48
+  expect_usage "system data_w not a width" "'data_w'=300 .allowed: 0, 128, 256, 512, 1024" -- run system --set data_w=300
+  expect_usage "system data_w with RTL" "'data_w'=512 with RTL blocks.*allowed: 0 or 1024" -- run system --set data_w=512 --set rtl=x0.tx
   expect_usage "system rtl llr plane" "'rtl'=sw9.p3.llr names plane 9 but there are 4 planes .allowed: sw0\.\.sw3" -- \
     run system --set llr=true --set rtl=sw9.p3.llr
   expect_usage "system rtl llr without llr" "'rtl'=sw0.p3.llr names the LLR partner sw0.p3.llr but llr=false .allowed" -- \
