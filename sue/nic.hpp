@@ -88,7 +88,7 @@ struct NicConfig {
   std::vector<uint32_t> peer_xpuid;  ///< exactly NumPeers entries; a lookup takes the lowest matching index
   bool strict = true;
   std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};
-  uint32_t rto = 8192;       ///< cycles without ACK progress (0 behaves as 1)
+  uint32_t rto = 65536;      ///< cycles without ACK progress (0 behaves as 1)
   uint32_t ack_delay = 512;  ///< cycles an owed ACK waits for a data PDU
   std::array<uint32_t, 4> rx_credits{{16, 16, 16, 16}};  ///< XPU receive credits per VC, 1..255
   // Port and clock.

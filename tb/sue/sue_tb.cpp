@@ -86,7 +86,7 @@ void declare(core::Schema& s) {
   s.add_int("hold_vc", -1, -1, 3, "the receiving XPUs hold this VC's credits (-1: none) ...");
   s.add_int("hold_from", 0, 0, 1000000000, "... from this cycle ...");
   s.add_int("hold_cycles", 0, 0, 1000000000, "... for this many cycles");
-  s.add_int("rto", 8192, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
+  s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 512, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
   s.add_int("fo_retry", 4096, 1, (1 << 24) - 1, "cfg_fo_retry_i: cycles between failover requests");
   s.add_int("partition", 42, 0, 1023, "cfg_partition_i");

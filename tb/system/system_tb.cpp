@@ -78,7 +78,7 @@ void declare(core::Schema& s) {
   s.add_int("pending_max", 8, 1, 256, "XPU: requests generated and waiting for an instance's interface");
   s.add_int("rx_credits", 16, 1, 255, "XPU receive credits per VC (cfg_rx_credits_i)");
   s.add_int("sink_delay", 0, 0, 1000000, "cycles before the receiving XPU returns a receive credit");
-  s.add_int("rto", 8192, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
+  s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 512, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
   s.add_text("rtl", "none", "none|(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr)(,(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr))*",
              "none|xN.tx|xN.rx|xN.llr|swP.pN.llr[,...] (e.g. x0.tx,x0.rx,sw0.p3.llr)",

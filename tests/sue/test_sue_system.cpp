@@ -141,12 +141,13 @@ TEST(SueSystem, XpuBackpressure) {
   EXPECT_GT(r.json["rx_backpressure"].get<uint64_t>(), 0u);
 }
 
-// Held longer than the RTO (8,192 cycles) less the backlog's drain: the senders' RTOs fire while the PDUs
+// Held longer than the RTO (8,192 cycles, set: the default is 65,536) less the backlog's drain: the senders' RTOs fire while the PDUs
 // wait in sue_rx, the go-back-N copies arrive as duplicates and are dropped and re-ACKed; still exactly
 // once, nothing lost. (With the line-rate builder the senders queue more in the hold, so the drain is
 // longer: 6,000 cycles already crosses it at this load; the XpuBackpressure test above stays below.)
 TEST(SueSystem, XpuBackpressureBeyondTheRtoIsRecoveredExactlyOnce) {
-  auto r = run(10, 20000, {"nodes=3", "hold_vc=0", "hold_from=3000", "hold_cycles=9000", "rx_credits=4", "load=0.8"});
+  auto r = run(10, 20000, {"nodes=3", "hold_vc=0", "hold_from=3000", "hold_cycles=9000", "rx_credits=4", "load=0.8",
+                     "rto=8192"});
   expect_clean(r);
   EXPECT_GT(r.json["rx_backpressure"].get<uint64_t>(), 0u);
   EXPECT_GT(tx(r, "rto"), 0u);
