@@ -13,7 +13,7 @@
 #            defaults are not inferred as RAM by yosys and would become flip-flops,
 #            which takes yosys far too long; these reduced sizes keep every piece of
 #            logic and shrink only the arrays (documented in docs/sue.md "Area").
-#   --full   the RTL defaults (QDepth=32, Window=8, RxBufBeats=512); slow.
+#   --full   the RTL defaults (QDepth=64, Window=64, RxBufBeats=512); slow.
 # Environment: YOSYS (default yosys), AREA_TIMEOUT seconds per synthesis (default 3600),
 #   AREA_BLOCKS (default "sue_tx sue_rx": the blocks to synthesize again; the table reads the
 #   results already in the output folder for the others).
@@ -41,8 +41,8 @@ mkdir -p "$OUT"
 
 COMMON="-set NumPorts 1 -set NumPeers 4 -set DataW 256 -set MaxData 256 -set CntW 32"
 if [ $FULL -eq 1 ]; then
-  SIZES="-set QDepth 32 -set Window 8 -set RxBufBeats 512 -set RxFrames 16"
-  SIZE_TXT="QDepth=32 Window=8 RxBufBeats=512 RxFrames=16 (RTL defaults)"
+  SIZES="-set QDepth 64 -set Window 64 -set RxBufBeats 512 -set RxFrames 16"
+  SIZE_TXT="QDepth=64 Window=64 RxBufBeats=512 RxFrames=16 (RTL defaults)"
 else
   SIZES="-set QDepth 4 -set Window 2 -set RxBufBeats 256 -set RxFrames 16"
   SIZE_TXT="QDepth=4 Window=2 RxBufBeats=256 RxFrames=16 (reduced; --full for the defaults)"

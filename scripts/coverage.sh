@@ -9,7 +9,10 @@
 #    ($BUILD/coverage/annotated/, `%000000` marks a point never hit), a summary
 #    per RTL file (printed, and $BUILD/coverage/coverage.json) and the line
 #    points never hit ($BUILD/coverage/unhit.txt).
-# Exits with ctest's status: a failing test still leaves the report.
+# 4. lists every named `cover property` point (c_*, the test plan's events) with its hits
+#    ($BUILD/coverage/covers.txt).
+# Exits with ctest's status (a failing test still leaves the report), else 1 when a cover point was
+# never hit.
 #
 # Usage: scripts/coverage.sh [BUILD_DIR]      (env: JOBS, CMAKE_FLAGS)
 set -euo pipefail
@@ -45,7 +48,8 @@ verilator_coverage --annotate "$COV/annotated" --annotate-all --annotate-min 1 "
 # f file, l line, page v_line/<module> | v_branch/... | v_toggle/... | v_user/...,
 # o comment, S the source lines a line/branch point stands for (e.g. 12-14,17).
 # A source line counts as hit when every line/branch point covering it was hit.
-awk -v sq="'" -v root="$ROOT/" -v json="$COV/coverage.json" -v unhit="$COV/unhit.txt" -v nraw="${#raw[@]}" '
+awk -v sq="'" -v root="$ROOT/" -v json="$COV/coverage.json" -v unhit="$COV/unhit.txt" -v covers="$COV/covers.txt" \
+    -v nraw="${#raw[@]}" '
 function kv(s,   n, i, a, p) {
   delete K
   n = split(s, a, "\001")
@@ -77,6 +81,8 @@ END {
     f = aggf[key]; type = aggt[key]; count = agg[key]
     if (!(f in files)) { files[f] = 1; order[++nf] = f }
     pts[f, type]++; if (count > 0) hits[f, type]++
+    # named `cover property` points (c_*): one line each, hits the most of any instance
+    if (type == "user" && aggo[key] ~ /c_/) { cn = aggo[key]; sub(/.*\./, "", cn); print f ":" aggl[key] ": " cn " " count > covers }
     if (type != "line") continue
     nr = split(aggs[key], r, ",")
     for (j = 1; j <= nr; j++) {
@@ -109,7 +115,8 @@ END {
   }
   printf "  },\n  \"processes\": %d\n}\n", nraw > json
 }' "$COV/merged.dat"
-touch "$COV/unhit.txt"
+touch "$COV/unhit.txt" "$COV/covers.txt"
+sort -t: -k1,1 -k2,2n "$COV/covers.txt" -o "$COV/covers.txt"
 # file:line:column: kind | source text, in file order
 sort -t: -k1,1 -k2,2n -k3,3n "$COV/unhit.txt" | uniq | while IFS=: read -r f l c kind; do
   printf '%s:%s:%s:%s | %s\n' "$f" "$l" "$c" "$kind" "$(sed -n "${l}{s/^[[:space:]]*//;p;}" "$ROOT/$f")"
@@ -119,7 +126,16 @@ mv "$COV/unhit.tmp" "$COV/unhit.txt"
 echo
 echo "line/branch points never hit: $(wc -l <"$COV/unhit.txt") ($COV/unhit.txt)"
 head -n 40 "$COV/unhit.txt" | sed 's/^/  /'
+echo
+echo "cover property points (the test plan's events; hits, most of any instance): $(wc -l <"$COV/covers.txt") ($COV/covers.txt)"
+sed 's/^/  /' "$COV/covers.txt"
+cover_rc=0
+if awk '$NF == 0 { bad = 1 } END { exit !bad }' "$COV/covers.txt"; then
+  echo "coverage: cover points never hit: $(awk '$NF == 0 { printf "%s ", $(NF-1) }' "$COV/covers.txt")" >&2
+  cover_rc=1
+fi
 echo "annotated RTL: $COV/annotated/  (%000000 = never hit)"
 echo "merged data:   $COV/merged.dat  summary: $COV/coverage.json"
 [ "$ctest_rc" -eq 0 ] || echo "coverage: some tests FAILED (ctest exit $ctest_rc)" >&2
-exit "$ctest_rc"
+[ "$ctest_rc" -ne 0 ] && exit "$ctest_rc"
+exit "$cover_rc"

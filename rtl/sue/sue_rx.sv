@@ -1121,6 +1121,28 @@ module sue_rx #(
   assign cnt_stray_beats_o     = cnt_q[CStray*CntW +: CntW];
   assign cnt_cmds_out_o        = cnt_q[CCmdsOut*CntW +: CntW];
 
+  // ---------------------------------------------------------------- cover points
+  // The receive-side events of docs/sue.md's test plan (any port), counted by `make coverage`.
+`ifndef SYNTHESIS
+  logic [NCnt-1:0] cov_ev;  // counter i incremented on some port at this edge
+  always_comb begin
+    cov_ev = '0;
+    for (int p = 0; p < NumPorts; p++)
+      for (int i = 0; i < NCnt; i++) cov_ev[i] = cov_ev[i] | (pinc[(p*NCnt + i)*2 +: 2] != 2'd0);
+  end
+  c_drop_mac:   cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropMac]);
+  generate
+    if (Profile == 0) begin : g_cov
+      c_drop_out_of_order: cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropPsn]);
+      c_drop_duplicate:    cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropDup]);
+      c_drop_rcrc:         cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropRcrc]);
+      c_nack_owed:         cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CNackOwed]);
+      c_fo_frame:          cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CFoFrames]);
+      c_drop_dead_port:    cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropDead]);
+    end
+  endgenerate
+`endif
+
   // ---------------------------------------------------------------- assertions
 `ifndef SYNTHESIS
 `ifdef SUE_ASSERT

@@ -1513,6 +1513,29 @@ module sue_tx #(
   assign cnt_frames_out_o    = cnt_q[CFramesOut*CntW +: CntW];
   assign cnt_bytes_out_o     = cnt_q[CBytesOut*CntW +: CntW];
 
+  // ---------------------------------------------------------------- cover points
+  // The events of docs/sue.md's test plan, one `cover property` each (counted by `make coverage`, which
+  // fails when one is never hit). Lite has no transport: its points are only the pool's.
+`ifndef SYNTHESIS
+  c_pool_full: cover property (@(posedge clk_i) disable iff (!rst_ni) c2_room == '0);
+  generate
+    if (Profile == 0) begin : g_cov
+      c_window_full:  cover property (@(posedge clk_i) disable iff (!rst_ni) |(~cwin & ~g_sue.rtxact_q));
+      c_nack_sent:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CNackSent] != '0);
+      c_nack_rcvd:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CNackRcvd] != '0);
+      c_go_back_n:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CGbn] != '0);
+      c_rto:          cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CRto] != '0);
+      c_pdu_resent:   cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CPdusRtx] != '0);
+      c_ack_only:     cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CAckOnly] != '0);
+      c_port_dies:    cover property (@(posedge clk_i) disable iff (!rst_ni) |dies);
+      c_fo_req_sent:  cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CFoReqSent] != '0);
+      c_fo_ack_sent:  cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CFoAckSent] != '0);
+      c_fo_ack_rcvd:  cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CFoAckRcvd] != '0);
+      c_pdu_migrated: cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CPdusMig] != '0);
+    end
+  endgenerate
+`endif
+
   // ---------------------------------------------------------------- assertions
 `ifndef SYNTHESIS
 `ifdef SUE_ASSERT
