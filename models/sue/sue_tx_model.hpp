@@ -161,6 +161,9 @@ class TxModel {
   const TxParams& params() const { return p_; }
   /// The first failed assertion of docs/sue.md "Assertions" (TX), "" while none failed.
   const std::string& assertion() const { return assert_; }
+  /// Sent, unacknowledged commands the pool holds (all queues); params().held_max() when it is full and no
+  /// NEW PDU may form (the RTL's cover point c_pool_full). Not a port: for tests and coverage.
+  unsigned pool_held() const { return sheld_; }
 
  private:
   struct Slot {  // one command slot of the pool (its data lives in data_)

@@ -147,6 +147,11 @@ sue::TxParams make_params(unsigned prof, unsigned ports, unsigned peers, unsigne
   return p;
 }
 
+sue::TxParams with_pool(sue::TxParams p, unsigned pool) {
+  p.pool = pool;
+  return p;
+}
+
 }  // namespace
 
 const std::vector<TxVariant>& tx_variants() {
@@ -159,6 +164,10 @@ const std::vector<TxVariant>& tx_variants() {
   {#name, make_params(prof, ports, peers, dw, mp, qd, win), true},
 #include "sue_tx_mutants.inc"
 #undef COSIM_SUE_TX_MUTANT
+#define COSIM_SUE_TX_SMALL(name, prof, ports, peers, dw, mp, qd, win, pool, TxV) \
+  {#name, with_pool(make_params(prof, ports, peers, dw, mp, qd, win), pool), false},
+#include "sue_tx_small.inc"
+#undef COSIM_SUE_TX_SMALL
   };
   return v;
 }
@@ -175,6 +184,10 @@ std::unique_ptr<TxBlock> make_tx_rtl(const TxVariant& v, VerilatedContext* ctx, 
   if (v.name == #vname) return std::make_unique<Rtl<TxV>>(v.params, ctx, name, waves);
 #include "sue_tx_mutants.inc"
 #undef COSIM_SUE_TX_MUTANT
+#define COSIM_SUE_TX_SMALL(vname, prof, ports, peers, dw, mp, qd, win, pool, TxV) \
+  if (v.name == #vname) return std::make_unique<Rtl<TxV>>(v.params, ctx, name, waves);
+#include "sue_tx_small.inc"
+#undef COSIM_SUE_TX_SMALL
   return nullptr;
 }
 

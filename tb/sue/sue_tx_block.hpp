@@ -25,7 +25,7 @@ struct TxVariant {
   sue::TxParams params;
   bool mutant = false;  ///< built with SUE_MUTANT (a NACK(e) starts the go-back-N at e+1)
 };
-/// Every compiled sue_tx (the SUE_VARIANTS names, then the mutants).
+/// Every compiled sue_tx (the SUE_VARIANTS names, then the mutants, then the small-pool test variant s1_pool256).
 const std::vector<TxVariant>& tx_variants();
 const TxVariant* find_tx_variant(const std::string& name);
 

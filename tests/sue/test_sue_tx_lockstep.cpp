@@ -67,6 +67,7 @@ struct Run {
   suetx::HarnessStats st;
   std::optional<tb::Mismatch> mismatch;
   uint64_t compared = 0;
+  uint64_t pool_full_cycles = 0;  // edges after which the pool held held_max() sent commands
 };
 
 Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
@@ -87,6 +88,7 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
     if (ctx->gotError()) return false;
     if (!l->model().assertion().empty()) return false;
     ++r.compared;
+    if (l->model().pool_held() == v->params.held_max()) ++r.pool_full_cycles;
     return true;
   };
   r.fail = h.run();
@@ -102,14 +104,14 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
   const auto& s = r.st;
   std::printf("[%s seed %llu] cycles %llu compared %llu frames %llu data %llu new %llu rtx %llu mig %llu ack_only %llu "
               "fo_req %llu fo_ack %llu accepted %llu delivered %llu resets %llu deaths %llu lost %llu max_inflight %llu "
-              "window_full_cycles %llu\n",
+              "window_full_cycles %llu pool_full_cycles %llu\n",
               variant.c_str(), (unsigned long long)hc.seed, (unsigned long long)s.cycles,
               (unsigned long long)r.compared, (unsigned long long)s.frames, (unsigned long long)s.data_frames,
               (unsigned long long)s.new_pdus, (unsigned long long)s.rtx_pdus, (unsigned long long)s.mig_pdus,
               (unsigned long long)s.ack_only, (unsigned long long)s.fo_req, (unsigned long long)s.fo_ack,
               (unsigned long long)s.accepted, (unsigned long long)s.delivered, (unsigned long long)s.resets,
               (unsigned long long)s.deaths, (unsigned long long)s.lost_frames, (unsigned long long)s.max_inflight,
-              (unsigned long long)s.window_full_cycles);
+              (unsigned long long)s.window_full_cycles, (unsigned long long)r.pool_full_cycles);
   return r;
 }
 
@@ -200,6 +202,21 @@ TEST(SueTxLockstep, S4PoolListsGoBackNAndMigrate) {
   EXPECT_GT(r.st.deaths, 0u);
   EXPECT_GT(r.st.mig_pdus, 0u);
   EXPECT_GT(r.st.window_full_cycles, 0u);  // the 64-PDU window fills too
+}
+
+// The retransmit store full (cover point c_pool_full): a pool of 256 slots, 128 of them for sent
+// commands (QDepth 8 x 16 queues reserved for the credited ones), long and lossy feedback, so the
+// unacknowledged commands reach the limit and NEW PDUs wait for frees; RTL and twin agree throughout.
+TEST(SueTxLockstep, S1SmallPoolFills) {
+  auto c = faults(71);
+  c.cycles = 60000;
+  c.dlen_max = 40;
+  c.p_loss = 0.03;
+  c.fb_delay_max = 400;
+  auto r = run_lockstep("s1_pool256", c);
+  EXPECT_EQ(r.fail, "");
+  expect_busy(r, true);
+  EXPECT_GT(r.pool_full_cycles, 100u);
 }
 
 TEST(SueTxLockstep, Lite) {
