@@ -108,7 +108,7 @@ module sue_rx #(
   localparam int DB    = DataW / 8;                         // XPU bytes per beat
   localparam int NC    = NumPorts * NumPeers * 4;           // connections
   localparam int CW    = $clog2(NC);                        // connection index bits
-  localparam int O0    = (Profile == 0) ? 22 : 6;           // first op header (stored stream)
+  localparam int O0    = (Profile == sue_pkg::ProfSue) ? sue_pkg::Op0Sue : sue_pkg::Op0Lite;  // first op header (stored)
   localparam int FLen  = (Profile == 0) ? (26 + MaxPack) : (6 + MaxPack);
   localparam int MFB   = (((FLen > 60) ? FLen : 60) + 31) / 32;  // MaxFrameBeats
   localparam int OW    = $clog2(MFB * 32 + 4096 + 64);      // stored-stream offsets
@@ -125,13 +125,7 @@ module sue_rx #(
   localparam int RNW   = $clog2(RDB + 1);                   // read-stage fill
   localparam int UW    = $clog2(ACCR + 1);                  // accumulator fill
   localparam int RecW  = AW + BW + OW + 4 + 2;              // {row0, nrows, E, peer, vc}
-  localparam int NCnt  = 17;
-
-  // counter indices: sue::RxCnt
-  localparam int CFramesIn = 0,  CBytesIn = 1,  CPdusOk = 2,   CLiteOk = 3,  CAckFrames = 4;
-  localparam int CFoFrames = 5,  CFoDefer = 6,  CDropMac = 7,  CDropDead = 8, CDropMal = 9;
-  localparam int CDropRcrc = 10, CDropHdr = 11, CDropPsn = 12, CDropDup = 13, CNackOwed = 14;
-  localparam int CStray    = 15, CCmdsOut = 16;
+  localparam int NCnt  = sue_pkg::RxNumCnt;
 
   // ---------------------------------------------------------------- parameter checks
 `ifndef SYNTHESIS
@@ -163,8 +157,7 @@ module sue_rx #(
     x = c;
     for (int k = 0; k < 32; k++) begin
       if (6'(k) >= lo && 6'(k) < hi) begin
-        x = x ^ {24'b0, b[8*k +: 8]};
-        for (int j = 0; j < 8; j++) x = (x >> 1) ^ (32'h82F63B78 & {32{x[0]}});
+        x = sue_pkg::crc32c_byte(x, b[8*k +: 8]);
       end
     end
     crc_beat = x;
@@ -347,7 +340,7 @@ module sue_rx #(
       lmin = '0;
       mal = 1'b0;
       push = 1'b0;
-      vk = 5'(CDropMal);
+      vk = 5'(sue_pkg::RxDropMal);
       clo = '0;
       chi = '0;
       eoff = '0;
@@ -385,7 +378,7 @@ module sue_rx #(
         if (inf_q) begin
           wr_d = wc_q;
           inf_d = 1'b0;
-          pinc_l[2*CDropDead +: 2] = 2'd1;
+          pinc_l[2*sue_pkg::RxDropDead +: 2] = 2'd1;
         end
       end
       // 2. beat
@@ -393,7 +386,7 @@ module sue_rx #(
       if (take) begin
         if (sof_i) begin
           if (inf_q) begin
-            pinc_l[2*CDropMal +: 2] = 2'd1;
+            pinc_l[2*sue_pkg::RxDropMal +: 2] = 2'd1;
             wr_d = wc_q;
           end
           inf_d = 1'b1;
@@ -409,7 +402,7 @@ module sue_rx #(
           rc_in = '0;
         end
         if (!inf_d) begin
-          pinc_l[2*CStray +: 2] = 2'd1;
+          pinc_l[2*sue_pkg::RxStray +: 2] = 2'd1;
         end else begin
           bidx = sof_i ? '0 : beats_q;
           beats_d = (bidx < BW'(MFB + 1)) ? bidx + BW'(1) : bidx;
@@ -482,7 +475,7 @@ module sue_rx #(
           // 3. verdict
           if (eof_i) begin
             inf_d = 1'b0;
-            pinc_l[2*CFramesIn +: 2] = 2'd1;
+            pinc_l[2*sue_pkg::RxFramesIn +: 2] = 2'd1;
             flen = (OW'(bidx) << 5) + OW'(nb_i);
             lmin = w_e_d + ((Profile == 0) ? OW'(4) : OW'(0));
             if (lmin < OW'(60)) lmin = OW'(60);
@@ -522,12 +515,12 @@ module sue_rx #(
             end
             c_here = CW'((gp * NumPeers + 32'(peer)) * 4 + 32'(vc));
             c_fo   = CW'((32'(f) * NumPeers + 32'(peer)) * 4 + 32'(vc));
-            if (err_i) vk = 5'(CDropMac);
-            else if (mal) vk = 5'(CDropMal);
-            else if (Profile == 0 && (crc_d ^ 32'hFFFFFFFF) != rc_d) vk = 5'(CDropRcrc);
-            else if (!hdr_ok || !peer_ok) vk = 5'(CDropHdr);
+            if (err_i) vk = 5'(sue_pkg::RxDropMac);
+            else if (mal) vk = 5'(sue_pkg::RxDropMal);
+            else if (Profile == 0 && (crc_d ^ 32'hFFFFFFFF) != rc_d) vk = 5'(sue_pkg::RxDropRcrc);
+            else if (!hdr_ok || !peer_ok) vk = 5'(sue_pkg::RxDropHdr);
             else if (Profile == 1) begin
-              vk = 5'(CLiteOk);
+              vk = 5'(sue_pkg::RxLiteOk);
               push = 1'b1;
             end else begin
               fbv_d = 1'b1;
@@ -536,33 +529,33 @@ module sue_rx #(
                 fb_rapsn_d = apsn;
               end
               if (w_empty_d && !fo) begin
-                vk = 5'(CAckFrames);
-              end else if (fo && rop == 2'd0) begin
-                vk = 5'(CFoFrames);
+                vk = 5'(sue_pkg::RxAckFrames);
+              end else if (fo && rop == sue_pkg::RopNone) begin
+                vk = 5'(sue_pkg::RxFoFrames);
                 if (dead4[f] && rec_cnt4[32'(f)*RW +: RW] == '0) begin  // the unpacker holds recorded frames only
-                  fb_fo_d = 2'd1;
+                  fb_fo_d = sue_pkg::FoReq;
                   fb_fo_port_d = f;
                   fb_owe_psn_d = exp_q[32'(c_fo)*16 +: 16] - 16'd1;
                 end else begin
                   fbv_d = 1'b0;
-                  pinc_l[2*CFoDefer +: 2] = 2'd1;
+                  pinc_l[2*sue_pkg::RxFoDefer +: 2] = 2'd1;
                 end
               end else if (fo) begin
-                vk = 5'(CFoFrames);
-                fb_fo_d = 2'd2;
+                vk = 5'(sue_pkg::RxFoFrames);
+                fb_fo_d = sue_pkg::FoAck;
                 fb_fo_port_d = f;
                 fb_rapsn_d = apsn;
               end else begin
                 cidx_l = c_here;
                 dpsn = npsn - exp_q[32'(c_here)*16 +: 16];
                 if (dpsn == 16'd0) begin
-                  vk = 5'(CPdusOk);
+                  vk = 5'(sue_pkg::RxPdusOk);
                   push = 1'b1;
                   acc_l = 1'b1;
-                  fb_owe_d = 2'd1;
+                  fb_owe_d = sue_pkg::OweAck;
                   fb_owe_psn_d = npsn;
                 end else if (!dpsn[15]) begin
-                  vk = 5'(CDropPsn);
+                  vk = 5'(sue_pkg::RxDropPsn);
 `ifdef SUE_MUTANT
                   // MUTANT: a NACK for every out-of-order PDU.
                   if (1'b1) begin
@@ -570,13 +563,13 @@ module sue_rx #(
                   if (!nacked_q[c_here]) begin
 `endif
                     nack_l = 1'b1;
-                    fb_owe_d = 2'd2;
+                    fb_owe_d = sue_pkg::OweNack;
                     fb_owe_psn_d = exp_q[32'(c_here)*16 +: 16];
-                    pinc_l[2*CNackOwed +: 2] = 2'd1;
+                    pinc_l[2*sue_pkg::RxNackOwed +: 2] = 2'd1;
                   end
                 end else begin
-                  vk = 5'(CDropDup);
-                  fb_owe_d = 2'd3;
+                  vk = 5'(sue_pkg::RxDropDup);
+                  fb_owe_d = sue_pkg::OweDup;
                   fb_owe_psn_d = exp_q[32'(c_here)*16 +: 16] - 16'd1;
                 end
               end
@@ -862,7 +855,7 @@ module sue_rx #(
     un = uacc_n_q;
     rx_ctl_d = rx_ctl_q;
     rx_data_d = rx_data_q;
-    rx_valid_d = 2'd0;
+    rx_valid_d = sue_pkg::XNone;
     rx_cycle_d = rx_cycle_q;
     out_ld = 1'b0;
     ends = 1'b0;
@@ -901,7 +894,7 @@ module sue_rx #(
       need = UW'(20) + uf;
       if (uacc_n_q >= need && cred_q[32'(hvc)*8 +: 8] != 8'd0) begin
         out_ld = 1'b1;
-        rx_valid_d = (hdlen != 12'd0) ? 2'd2 : 2'd1;
+        rx_valid_d = (hdlen != 12'd0) ? sue_pkg::XCmdData : sue_pkg::XCmd;
         rx_cycle_d = 4'd0;
         rx_ctl_d = uacc_q[2*8 +: 18*8];
         for (int i = 0; i < DB; i++) rx_data_d[8*i +: 8] = (UW'(i) < uf) ? uacc_q[8*(20 + i) +: 8] : 8'd0;
@@ -921,7 +914,7 @@ module sue_rx #(
       uf = ((udlen_q - 12'(32'(uk_q) * DB)) > 12'(DB)) ? UW'(DB) : UW'(udlen_q - 12'(32'(uk_q) * DB));
       if (uacc_n_q >= uf) begin
         out_ld = 1'b1;
-        rx_valid_d = 2'd2;
+        rx_valid_d = sue_pkg::XCmdData;
         rx_cycle_d = uk_q;
         for (int i = 0; i < DB; i++) rx_data_d[8*i +: 8] = (UW'(i) < uf) ? uacc_q[8*i +: 8] : 8'd0;
         consumed = uf;
@@ -1095,31 +1088,31 @@ module sue_rx #(
     cnt_d = cnt_q;
     for (int p = 0; p < NumPorts; p++) begin
       for (int i = 0; i < NCnt; i++) cnt_d[i*CntW +: CntW] = cnt_d[i*CntW +: CntW] + CntW'(pinc[(p*NCnt + i)*2 +: 2]);
-      cnt_d[CBytesIn*CntW +: CntW] = cnt_d[CBytesIn*CntW +: CntW] + CntW'(pbytes[p*6 +: 6]);
+      cnt_d[sue_pkg::RxBytesIn*CntW +: CntW] = cnt_d[sue_pkg::RxBytesIn*CntW +: CntW] + CntW'(pbytes[p*6 +: 6]);
     end
-    if (out_ld && !uphase_q) cnt_d[CCmdsOut*CntW +: CntW] = cnt_d[CCmdsOut*CntW +: CntW] + CntW'(1);
+    if (out_ld && !uphase_q) cnt_d[sue_pkg::RxCmdsOut*CntW +: CntW] = cnt_d[sue_pkg::RxCmdsOut*CntW +: CntW] + CntW'(1);
   end
   always_ff @(posedge clk_i) begin
     if (!rst_ni) cnt_q <= '0;
     else cnt_q <= cnt_d;
   end
-  assign cnt_frames_in_o       = cnt_q[CFramesIn*CntW +: CntW];
-  assign cnt_bytes_in_o        = cnt_q[CBytesIn*CntW +: CntW];
-  assign cnt_pdus_ok_o         = cnt_q[CPdusOk*CntW +: CntW];
-  assign cnt_lite_ok_o         = cnt_q[CLiteOk*CntW +: CntW];
-  assign cnt_ack_frames_o      = cnt_q[CAckFrames*CntW +: CntW];
-  assign cnt_fo_frames_o       = cnt_q[CFoFrames*CntW +: CntW];
-  assign cnt_fo_req_deferred_o = cnt_q[CFoDefer*CntW +: CntW];
-  assign cnt_drop_mac_o        = cnt_q[CDropMac*CntW +: CntW];
-  assign cnt_drop_dead_o       = cnt_q[CDropDead*CntW +: CntW];
-  assign cnt_drop_malformed_o  = cnt_q[CDropMal*CntW +: CntW];
-  assign cnt_drop_rcrc_o       = cnt_q[CDropRcrc*CntW +: CntW];
-  assign cnt_drop_hdr_o        = cnt_q[CDropHdr*CntW +: CntW];
-  assign cnt_drop_psn_o        = cnt_q[CDropPsn*CntW +: CntW];
-  assign cnt_drop_dup_o        = cnt_q[CDropDup*CntW +: CntW];
-  assign cnt_nack_owed_o       = cnt_q[CNackOwed*CntW +: CntW];
-  assign cnt_stray_beats_o     = cnt_q[CStray*CntW +: CntW];
-  assign cnt_cmds_out_o        = cnt_q[CCmdsOut*CntW +: CntW];
+  assign cnt_frames_in_o       = cnt_q[sue_pkg::RxFramesIn*CntW +: CntW];
+  assign cnt_bytes_in_o        = cnt_q[sue_pkg::RxBytesIn*CntW +: CntW];
+  assign cnt_pdus_ok_o         = cnt_q[sue_pkg::RxPdusOk*CntW +: CntW];
+  assign cnt_lite_ok_o         = cnt_q[sue_pkg::RxLiteOk*CntW +: CntW];
+  assign cnt_ack_frames_o      = cnt_q[sue_pkg::RxAckFrames*CntW +: CntW];
+  assign cnt_fo_frames_o       = cnt_q[sue_pkg::RxFoFrames*CntW +: CntW];
+  assign cnt_fo_req_deferred_o = cnt_q[sue_pkg::RxFoDefer*CntW +: CntW];
+  assign cnt_drop_mac_o        = cnt_q[sue_pkg::RxDropMac*CntW +: CntW];
+  assign cnt_drop_dead_o       = cnt_q[sue_pkg::RxDropDead*CntW +: CntW];
+  assign cnt_drop_malformed_o  = cnt_q[sue_pkg::RxDropMal*CntW +: CntW];
+  assign cnt_drop_rcrc_o       = cnt_q[sue_pkg::RxDropRcrc*CntW +: CntW];
+  assign cnt_drop_hdr_o        = cnt_q[sue_pkg::RxDropHdr*CntW +: CntW];
+  assign cnt_drop_psn_o        = cnt_q[sue_pkg::RxDropPsn*CntW +: CntW];
+  assign cnt_drop_dup_o        = cnt_q[sue_pkg::RxDropDup*CntW +: CntW];
+  assign cnt_nack_owed_o       = cnt_q[sue_pkg::RxNackOwed*CntW +: CntW];
+  assign cnt_stray_beats_o     = cnt_q[sue_pkg::RxStray*CntW +: CntW];
+  assign cnt_cmds_out_o        = cnt_q[sue_pkg::RxCmdsOut*CntW +: CntW];
 
   // ---------------------------------------------------------------- cover points
   // The receive-side events of docs/sue.md's test plan (any port), counted by `make coverage`.
@@ -1130,15 +1123,15 @@ module sue_rx #(
     for (int p = 0; p < NumPorts; p++)
       for (int i = 0; i < NCnt; i++) cov_ev[i] = cov_ev[i] | (pinc[(p*NCnt + i)*2 +: 2] != 2'd0);
   end
-  c_drop_mac:   cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropMac]);
+  c_drop_mac:   cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[sue_pkg::RxDropMac]);
   generate
     if (Profile == 0) begin : g_cov
-      c_drop_out_of_order: cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropPsn]);
-      c_drop_duplicate:    cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropDup]);
-      c_drop_rcrc:         cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropRcrc]);
-      c_nack_owed:         cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CNackOwed]);
-      c_fo_frame:          cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CFoFrames]);
-      c_drop_dead_port:    cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[CDropDead]);
+      c_drop_out_of_order: cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[sue_pkg::RxDropPsn]);
+      c_drop_duplicate:    cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[sue_pkg::RxDropDup]);
+      c_drop_rcrc:         cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[sue_pkg::RxDropRcrc]);
+      c_nack_owed:         cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[sue_pkg::RxNackOwed]);
+      c_fo_frame:          cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[sue_pkg::RxFoFrames]);
+      c_drop_dead_port:    cover property (@(posedge clk_i) disable iff (!rst_ni) cov_ev[sue_pkg::RxDropDead]);
     end
   endgenerate
 `endif
@@ -1159,7 +1152,7 @@ module sue_rx #(
         assert (!(nack_ev[p] && nacked_q[cidx[p*CW +: CW]]))
           else $error("sue_rx: second NACK for one gap on connection %0d", cidx[p*CW +: CW]);
 `endif
-        assert (!(pinc[(p*NCnt + CPdusOk)*2 +: 2] != 2'd0 && dead_q[p]))
+        assert (!(pinc[(p*NCnt + sue_pkg::RxPdusOk)*2 +: 2] != 2'd0 && dead_q[p]))
           else $error("sue_rx: event from dead port %0d", p);
       end
       for (int p = 0; p < NumPorts; p++)

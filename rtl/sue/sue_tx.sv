@@ -129,7 +129,7 @@ module sue_tx #(
   localparam int QB      = $clog2(Pool);                   // slot id bits
   localparam int PMin    = NQ * QDepth + ((QDepth < MaxPack / 20) ? QDepth : MaxPack / 20);
   localparam int HMax    = Pool - NQ * QDepth;             // sent commands the pool may hold
-  localparam int HC      = (Profile == 0) ? 22 : 6;        // header chunk bytes (AFH + RH | the 6-byte header)
+  localparam int HC      = (Profile == sue_pkg::ProfSue) ? sue_pkg::Op0Sue : sue_pkg::Op0Lite;        // header chunk bytes (AFH + RH | the 6-byte header)
   localparam int CC      = 20 + DB;                        // largest command chunk: op header, control, a data beat
   localparam int ACC     = 64 + CC;                        // accumulator bytes: two beats and a command chunk
   localparam int CH      = HC + CC;                        // largest chunk (the first: header + command chunk), bytes
@@ -137,26 +137,18 @@ module sue_tx #(
   localparam int CIW     = $clog2(NC);                     // connection index bits
   localparam int QIW     = $clog2(NQ);                     // queue index bits
   localparam int NPC     = NumPeers * 4;                   // connections per port
-  localparam int HB      = (Profile == 0) ? 14 : 6;        // H
-  localparam int PackLim = (Profile == 0) ? 4096 : 1024;
+  localparam int HB      = (Profile == sue_pkg::ProfSue) ? sue_pkg::HdrSue : sue_pkg::HdrLite;        // H
+  localparam int PackLim = (Profile == sue_pkg::ProfSue) ? sue_pkg::PackLimSue : sue_pkg::PackLimLite;
   localparam int FrLen   = (Profile == 0) ? (HB + 8 + MaxPack + 4) : (HB + MaxPack);
   localparam int MaxFrameBeats = (((FrLen > 60) ? FrLen : 60) + 31) / 32;
   localparam int DescW   = QB + PW + 13;                   // {first, n, P}
-  localparam int NumCnt  = 21;
-
-  // counter indices: sue::TxCnt
-  localparam int CCmdsIn = 0, CCmdBad = 1, CCmdErr = 2, CCmdOverflow = 3, CStray = 4, CPdusNew = 5,
-                 CPdusRtx = 6, CPdusMig = 7, CAckOnly = 8, CAckSent = 9, CNackSent = 10, CNackRcvd = 11,
-                 CGbn = 12, CRto = 13, CFoReqSent = 14, CFoAckSent = 15, CFoAckRcvd = 16, CCmdsSent = 17,
-                 CPayload = 18, CFramesOut = 19, CBytesOut = 20;
+  localparam int NumCnt  = sue_pkg::TxNumCnt;
 
   // builder phases: PhHdr the first chunk (header + the first command chunk, or 80 00), PhOp a command
   // chunk, PhData a data chunk after a command's first data beat
   localparam logic [2:0] PhHdr = 3'd0, PhOp = 3'd1, PhData = 3'd2, PhTrl = 3'd4, PhDone = 3'd5;
   // SUE job kinds (s_kind): priority order of step 4
   localparam logic [2:0] KFoAck = 3'd1, KFoReq = 3'd2, KRtx = 3'd3, KAckOnly = 3'd4, KMig = 3'd5;
-  // connection states (conn_state_o)
-  localparam logic [2:0] StLive = 3'd0, StWait = 3'd2, StMig = 3'd3, StRetired = 3'd4;
 
   // ---------------------------------------------------------------- parameter checks
 `ifndef SYNTHESIS
@@ -183,8 +175,7 @@ module sue_tx #(
     x = crc;
     for (int k = 0; k < CH; k++) begin
       if (CSW'(k) >= from && CSW'(k) < n) begin
-        x = x ^ {24'h0, bytes[CH*8-1-8*k -: 8]};
-        for (int b = 0; b < 8; b++) x = (x >> 1) ^ (32'h82F63B78 & {32{x[0]}});
+        x = sue_pkg::crc32c_byte(x, bytes[CH*8-1-8*k -: 8]);
       end
     end
     crc32c_upd = x;
@@ -481,8 +472,8 @@ module sue_tx #(
       for (int c = 0; c < NC; c++) begin
         s1_d = npsn_q[c*16 +: 16] - free_q[c*16 +: 16];
         cwin[c] = !rtxact_q[c] && (s1_d < 16'(Window));
-        if (fost_q[c*3 +: 3] == StWait || (dies[c/NPC] && ack_q[c*16 +: 16] != npsn_q[c*16 +: 16])) held[c%NPC] = 1'b1;
-        if (fost_q[c*3 +: 3] == StMig) begin
+        if (fost_q[c*3 +: 3] == sue_pkg::StWait || (dies[c/NPC] && ack_q[c*16 +: 16] != npsn_q[c*16 +: 16])) held[c%NPC] = 1'b1;
+        if (fost_q[c*3 +: 3] == sue_pkg::StMig) begin
           if (!migq[c%NPC] || rank_q[(c/NPC)*2 +: 2] > mrank[(c%NPC)*2 +: 2]) mrank[(c%NPC)*2 +: 2] = rank_q[(c/NPC)*2 +: 2];
           migq[c%NPC] = 1'b1;
         end
@@ -493,8 +484,8 @@ module sue_tx #(
       s1_c    = '0;
       // lowest kind, then lowest connection index: scan from the back
       for (int c = NC - 1; c >= 0; c--) begin
-        if (live[c/NPC] && (owe_q[c*2 +: 2] == 2'd2 ||
-                            (owe_q[c*2 +: 2] == 2'd1 && oweage_q[c*16 +: 16] >= ack_delay_q)) && okpv[(c/NPC)*4 + c%4]) begin
+        if (live[c/NPC] && (owe_q[c*2 +: 2] == sue_pkg::OweNack ||
+                            (owe_q[c*2 +: 2] == sue_pkg::OweAck && oweage_q[c*16 +: 16] >= ack_delay_q)) && okpv[(c/NPC)*4 + c%4]) begin
           s1_hit = 1'b1; s1_kind = KAckOnly; s1_c = CIW'(c);
         end
       end
@@ -504,7 +495,7 @@ module sue_tx #(
         end
       end
       for (int c = NC - 1; c >= 0; c--) begin
-        if (fost_q[c*3 +: 3] == StWait && fodue_q[c] && any_live && okpv[fo_port*4 + c%4]) begin
+        if (fost_q[c*3 +: 3] == sue_pkg::StWait && fodue_q[c] && any_live && okpv[fo_port*4 + c%4]) begin
           s1_hit = 1'b1; s1_kind = KFoReq; s1_c = CIW'(c);
         end
       end
@@ -529,7 +520,7 @@ module sue_tx #(
       s2_mhit = 1'b0;
       s2_mc   = '0;
       for (int c = NC - 1; c >= 0; c--) begin
-        if (fost_q[c*3 +: 3] == StMig && psel_ok[c%NPC] && !held[c%NPC] &&
+        if (fost_q[c*3 +: 3] == sue_pkg::StMig && psel_ok[c%NPC] && !held[c%NPC] &&
             rank_q[(c/NPC)*2 +: 2] == mrank[(c%NPC)*2 +: 2]) begin
           s2_mhit = 1'b1;
           s2_mc   = CIW'(c);
@@ -553,16 +544,16 @@ module sue_tx #(
       s_jP     = s2_desc[12:0];
       s_jrsvd  = ((s_kind == KFoAck) || (s_kind == KFoReq)) ? {2'b10, 2'(32'(s_c)/NPC)} : 4'd0;
       s2_pbc   = (s_kind == KMig) ? s_c2 : s_c;
-      s_jop    = (owe_q[s2_pbc*2 +: 2] == 2'd2) ? 2'd2 : ((owe_q[s2_pbc*2 +: 2] == 2'd0) ? 2'd0 : 2'd1);
-      s_japsn  = (owe_q[s2_pbc*2 +: 2] == 2'd0) ? 16'd0 : owepsn_q[s2_pbc*16 +: 16];
+      s_jop    = (owe_q[s2_pbc*2 +: 2] == sue_pkg::OweNack) ? sue_pkg::RopNack : ((owe_q[s2_pbc*2 +: 2] == sue_pkg::OweNone) ? sue_pkg::RopNone : sue_pkg::RopAck);
+      s_japsn  = (owe_q[s2_pbc*2 +: 2] == sue_pkg::OweNone) ? 16'd0 : owepsn_q[s2_pbc*16 +: 16];
       s_jpsn   = '0;
       s_port   = 2'(32'(s_c)/NPC);
       case (s_kind)
         KFoAck: begin
-          s_jop = 2'd1; s_japsn = fapsn_q[s_c*16 +: 16]; s_port = fo_port;
+          s_jop = sue_pkg::RopAck; s_japsn = fapsn_q[s_c*16 +: 16]; s_port = fo_port;
         end
         KFoReq: begin
-          s_jop = 2'd0; s_japsn = 16'd0; s_port = fo_port;
+          s_jop = sue_pkg::RopNone; s_japsn = 16'd0; s_port = fo_port;
         end
         KRtx:     s_jpsn = rtxpsn_q[s_c*16 +: 16];
         KAckOnly: s_jpsn = npsn_q[s_c*16 +: 16];
@@ -573,8 +564,8 @@ module sue_tx #(
       endcase
       // NEW on new_c
       new_psn  = npsn_q[new_c*16 +: 16];
-      new_op   = (owe_q[new_c*2 +: 2] == 2'd2) ? 2'd2 : ((owe_q[new_c*2 +: 2] == 2'd0) ? 2'd0 : 2'd1);
-      new_apsn = (owe_q[new_c*2 +: 2] == 2'd0) ? 16'd0 : owepsn_q[new_c*16 +: 16];
+      new_op   = (owe_q[new_c*2 +: 2] == sue_pkg::OweNack) ? sue_pkg::RopNack : ((owe_q[new_c*2 +: 2] == sue_pkg::OweNone) ? sue_pkg::RopNone : sue_pkg::RopAck);
+      new_apsn = (owe_q[new_c*2 +: 2] == sue_pkg::OweNone) ? 16'd0 : owepsn_q[new_c*16 +: 16];
     end
 
     // ------------------------------------------------------------ S3: connections, one edge
@@ -612,8 +603,8 @@ module sue_tx #(
       n_gbn = '0; n_rto = '0; n_nack = '0; n_foack = '0;
       for (int p = 0; p < NumPorts; p++) begin
         if (fb_valid_i[p] && fb_peer_i[p*4 +: 4] < 4'(NumPeers)) begin
-          if (live[p] && fb_rop_i[p*2 +: 2] == 2'd2) n_nack = n_nack + 1'b1;
-          if (fb_fo_i[p*2 +: 2] == 2'd2 && 32'(fb_fo_port_i[p*2 +: 2]) < NumPorts) n_foack = n_foack + 1'b1;
+          if (live[p] && fb_rop_i[p*2 +: 2] == sue_pkg::RopNack) n_nack = n_nack + 1'b1;
+          if (fb_fo_i[p*2 +: 2] == sue_pkg::FoAck && 32'(fb_fo_port_i[p*2 +: 2]) < NumPorts) n_foack = n_foack + 1'b1;
         end
       end
       for (int c = 0; c < NC; c++) begin
@@ -621,7 +612,7 @@ module sue_tx #(
         e_owe = '0; e_rop = '0; e_rapsn = '0; e_o = '0; e_d = '0; e_a = '0; e_fo = '0;
         // 3. ACK age (steps 1 and 4 win)
         if (live[c/NPC]) begin
-          oweage_d[c*16 +: 16] = (owe_q[c*2 +: 2] == 2'd0) ? 16'd0 :
+          oweage_d[c*16 +: 16] = (owe_q[c*2 +: 2] == sue_pkg::OweNone) ? 16'd0 :
                                  ((oweage_q[c*16 +: 16] == 16'hffff) ? 16'hffff : oweage_q[c*16 +: 16] + 16'd1);
         end
         // 1. feedback: the normal events of port p(c)
@@ -630,21 +621,21 @@ module sue_tx #(
           e_owe   = fb_owe_i[(c/NPC)*2 +: 2];
           e_rop   = fb_rop_i[(c/NPC)*2 +: 2];
           e_rapsn = fb_rapsn_i[(c/NPC)*16 +: 16];
-          if (e_owe == 2'd1 || e_owe == 2'd2 || (e_owe == 2'd3 && owe_q[c*2 +: 2] != 2'd2)) begin
-            owe_d[c*2 +: 2]     = (e_owe == 2'd2) ? 2'd2 : 2'd1;
+          if (e_owe == sue_pkg::OweAck || e_owe == sue_pkg::OweNack || (e_owe == sue_pkg::OweDup && owe_q[c*2 +: 2] != sue_pkg::OweNack)) begin
+            owe_d[c*2 +: 2]     = (e_owe == sue_pkg::OweNack) ? sue_pkg::OweNack : sue_pkg::OweAck;
             owepsn_d[c*16 +: 16] = fb_owe_psn_i[(c/NPC)*16 +: 16];
             owe_w = 1'b1;
-            if (owe_q[c*2 +: 2] == 2'd0) oweage_d[c*16 +: 16] = '0;
+            if (owe_q[c*2 +: 2] == sue_pkg::OweNone) oweage_d[c*16 +: 16] = '0;
           end
           e_o = npsn_q[c*16 +: 16] - ack_q[c*16 +: 16];
           e_a = '0;
-          if (e_rop == 2'd1) begin
+          if (e_rop == sue_pkg::RopAck) begin
             e_d = e_rapsn + 16'd1 - ack_q[c*16 +: 16];
             if (e_d >= 16'd1 && e_d <= e_o) begin
               prog = 1'b1;
               e_a  = e_rapsn + 16'd1;
             end
-          end else if (e_rop == 2'd2) begin
+          end else if (e_rop == sue_pkg::RopNack) begin
             e_d = e_rapsn - ack_q[c*16 +: 16];
             if (e_d <= e_o) begin
               if (e_d > 16'd0) begin
@@ -684,18 +675,18 @@ module sue_tx #(
           if (fb_valid_i[p] && fb_peer_i[p*4 +: 4] == 4'((c/4) % NumPeers) && fb_vc_i[p*2 +: 2] == 2'(c%4) &&
               32'(fb_fo_port_i[p*2 +: 2]) == c/NPC) begin
             e_fo = fb_fo_i[p*2 +: 2];
-            if (e_fo == 2'd1) begin
+            if (e_fo == sue_pkg::FoReq) begin
               foans_d[c] = 1'b1;
               fapsn_d[c*16 +: 16] = fb_owe_psn_i[p*16 +: 16];
               fans_w = 1'b1;
-            end else if (e_fo == 2'd2 && fost_q[c*3 +: 3] == StWait && !fo_acked) begin
+            end else if (e_fo == sue_pkg::FoAck && fost_q[c*3 +: 3] == sue_pkg::StWait && !fo_acked) begin
               fo_acked = 1'b1;
               e_o = npsn_q[c*16 +: 16] - ack_q[c*16 +: 16];
               e_d = fb_rapsn_i[p*16 +: 16] + 16'd1 - ack_q[c*16 +: 16];
               e_a = (e_d >= 16'd1 && e_d <= e_o) ? fb_rapsn_i[p*16 +: 16] + 16'd1 : ack_q[c*16 +: 16];
               ack_d[c*16 +: 16]    = e_a;
               migpsn_d[c*16 +: 16] = e_a;
-              fost_d[c*3 +: 3]     = (e_a == npsn_q[c*16 +: 16]) ? StRetired : StMig;
+              fost_d[c*3 +: 3]     = (e_a == npsn_q[c*16 +: 16]) ? sue_pkg::StRetired : sue_pkg::StMig;
             end
           end
         end
@@ -705,11 +696,11 @@ module sue_tx #(
           rtxact_d[c]          = 1'b0;
           rtotmr_d[c*24 +: 24] = '0;
           if (ack_d[c*16 +: 16] != npsn_q[c*16 +: 16]) begin
-            fost_d[c*3 +: 3]    = StWait;
+            fost_d[c*3 +: 3]    = sue_pkg::StWait;
             fodue_d[c]          = 1'b1;
             fotmr_d[c*24 +: 24] = '0;
           end else begin
-            fost_d[c*3 +: 3]    = StRetired;
+            fost_d[c*3 +: 3]    = sue_pkg::StRetired;
           end
         end
         // 3. RTO (live ports)
@@ -728,7 +719,7 @@ module sue_tx #(
           end
         end
         // 3. failover retry (WAIT)
-        if (fost_q[c*3 +: 3] == StWait) begin
+        if (fost_q[c*3 +: 3] == sue_pkg::StWait) begin
           if (25'(fotmr_q[c*24 +: 24]) + 25'd1 >= ((fo_retry_q == '0) ? 25'd1 : 25'(fo_retry_q))) begin
             fodue_d[c] = 1'b1;
             fotmr_d[c*24 +: 24] = '0;
@@ -750,7 +741,7 @@ module sue_tx #(
             end
             KMig: begin
               migpsn_d[c*16 +: 16] = migpsn_q[c*16 +: 16] + 16'd1;
-              if (migpsn_q[c*16 +: 16] + 16'd1 == npsn_q[c*16 +: 16]) fost_d[c*3 +: 3] = StRetired;
+              if (migpsn_q[c*16 +: 16] + 16'd1 == npsn_q[c*16 +: 16]) fost_d[c*3 +: 3] = sue_pkg::StRetired;
             end
             default: ;
           endcase
@@ -834,7 +825,7 @@ module sue_tx #(
         conn_npsn_o[c*16 +: 16]    = npsn_q[c*16 +: 16];
         conn_ack_psn_o[c*16 +: 16] = ack_q[c*16 +: 16];
         conn_inflight_o[c*IW +: IW] = IW'(npsn_q[c*16 +: 16] - free_q[c*16 +: 16]);
-        conn_state_o[c*3 +: 3]     = (fost_q[c*3 +: 3] != StLive) ? fost_q[c*3 +: 3] : {2'b00, rtxact_q[c]};
+        conn_state_o[c*3 +: 3]     = (fost_q[c*3 +: 3] != sue_pkg::StLive) ? fost_q[c*3 +: 3] : {2'b00, rtxact_q[c]};
       end
     end
     assign out_bytes_o = ob_q;
@@ -1239,9 +1230,9 @@ module sue_tx #(
     // allocation: a never-used slot while fresh < Pool, else the head of the free FIFO
     al_s  = (fresh_q < PW'(Pool)) ? fresh_q[QB-1:0] : fl_mem[flrp_q[QB-1:0]];
     g_dlen  = tx_control_i[135:124];
-    g_nb    = (tx_valid_i == 2'd2) ? 5'((32'(g_dlen) + DB - 1) / DB) : 5'd0;
-    g_bad   = (tx_cycle_i != 4'd0) || (tx_valid_i == 2'd1 && g_dlen != 12'd0) ||
-              (tx_valid_i == 2'd2 && (g_dlen == 12'd0 || 32'(g_dlen) > MaxData));
+    g_nb    = (tx_valid_i == sue_pkg::XCmdData) ? 5'((32'(g_dlen) + DB - 1) / DB) : 5'd0;
+    g_bad   = (tx_cycle_i != 4'd0) || (tx_valid_i == sue_pkg::XCmd && g_dlen != 12'd0) ||
+              (tx_valid_i == sue_pkg::XCmdData && (g_dlen == 12'd0 || 32'(g_dlen) > MaxData));
     g_hit   = 1'b0;
     g_peer  = '0;
     for (int i = NumPeers - 1; i >= 0; i--) begin
@@ -1253,16 +1244,16 @@ module sue_tx #(
     g_q    = QIW'({g_peer, tx_vc_i});
     g_full = (tail_q[g_q*PW +: PW] - crd_q[g_q*PW +: PW]) == PW'(QDepth);  // the XPU overdrew its credits
     if (!in_act_q) begin
-      if (tx_valid_i == 2'd1 || tx_valid_i == 2'd2) begin
+      if (tx_valid_i == sue_pkg::XCmd || tx_valid_i == sue_pkg::XCmdData) begin
         if (g_bad) begin
-          inc[CCmdBad] = 1;
+          inc[sue_pkg::TxCmdBad] = 1;
           e_cmd_d = 1'b1;
         end else if (!g_hit || g_full) begin
           if (!g_hit) begin
-            inc[CCmdBad] = 1;
+            inc[sue_pkg::TxCmdBad] = 1;
             e_dest_d = 1'b1;
           end else begin
-            inc[CCmdOverflow] = 1;
+            inc[sue_pkg::TxCmdOverflow] = 1;
             e_ovf_d = 1'b1;
           end
           if (g_nb > 5'd1) begin
@@ -1270,7 +1261,7 @@ module sue_tx #(
           end
         end else if (g_nb <= 5'd1 && tx_err_i) begin
           // a one-cycle command with tx_err: no slot is taken, the credit goes back
-          inc[CCmdErr] = 1;
+          inc[sue_pkg::TxCmdErr] = 1;
           cr_drop[g_q*2 +: 2] = 2'd1;
         end else begin
           al_go   = 1'b1;
@@ -1280,17 +1271,17 @@ module sue_tx #(
           wr_beat = '0;
           if (g_nb <= 5'd1) begin
             lk_go = 1'b1; lk_s = al_s; lk_dlen = g_dlen; lk_q = g_q;
-            inc[CCmdsIn] = 1;
+            inc[sue_pkg::TxCmdsIn] = 1;
           end else begin
             in_act_d = 1'b1; in_drop_d = 1'b0; in_err_d = tx_err_i; in_q_d = g_q; in_beat_d = 4'd1; in_nb_d = g_nb;
             in_slot_d = al_s; in_dlen_d = g_dlen;
           end
         end
-      end else if (tx_valid_i == 2'd3) begin
-        inc[CStray] = 1;
+      end else if (tx_valid_i == sue_pkg::XStray) begin
+        inc[sue_pkg::TxStray] = 1;
       end
     end else begin
-      if (tx_valid_i == 2'd2 && tx_cycle_i == in_beat_q) begin
+      if (tx_valid_i == sue_pkg::XCmdData && tx_cycle_i == in_beat_q) begin
         wr_data = !in_drop_q;
         wr_s    = in_slot_q;
         wr_beat = in_beat_q;
@@ -1299,12 +1290,12 @@ module sue_tx #(
           in_act_d = 1'b0;
           if (!in_drop_q) begin
             if (in_err_q || tx_err_i) begin
-              inc[CCmdErr] = 1;
+              inc[sue_pkg::TxCmdErr] = 1;
               cr_drop[in_q_q*2 +: 2] = 2'd1;
               ret_go = 1'b1;
             end else begin
               lk_go = 1'b1; lk_s = in_slot_q; lk_dlen = in_dlen_q; lk_q = in_q_q;
-              inc[CCmdsIn] = 1;
+              inc[sue_pkg::TxCmdsIn] = 1;
             end
           end
         end else begin
@@ -1312,7 +1303,7 @@ module sue_tx #(
         end
       end else begin
         in_act_d = 1'b0;
-        inc[CCmdBad] = 1;
+        inc[sue_pkg::TxCmdBad] = 1;
         e_cmd_d = 1'b1;
         if (!in_drop_q) begin
           cr_drop[in_q_q*2 +: 2] = 2'd1;
@@ -1397,22 +1388,22 @@ module sue_tx #(
     end
 
     // counters
-    inc[CPdusNew]   = CntW'(new_go);
-    inc[CPdusRtx]   = CntW'(job_go && !new_go && s_kind == KRtx);
-    inc[CPdusMig]   = CntW'(job_go && !new_go && s_kind == KMig);
-    inc[CAckOnly]   = CntW'(job_go && !new_go && s_kind == KAckOnly);
-    inc[CAckSent]   = CntW'(job_go && (new_go || s_kind == KRtx || s_kind == KAckOnly || s_kind == KMig) && job_op == 2'd1);
-    inc[CNackSent]  = CntW'(job_go && (new_go || s_kind == KRtx || s_kind == KAckOnly || s_kind == KMig) && job_op == 2'd2);
-    inc[CNackRcvd]  = s_inc_nack_rcvd;
-    inc[CGbn]       = s_inc_gbn;
-    inc[CRto]       = s_inc_rto;
-    inc[CFoReqSent] = CntW'(job_go && !new_go && s_kind == KFoReq);
-    inc[CFoAckSent] = CntW'(job_go && !new_go && s_kind == KFoAck);
-    inc[CFoAckRcvd] = s_inc_fo_ack_rcvd;
-    inc[CCmdsSent]  = new_go ? CntW'(new_n) : '0;
-    inc[CPayload]   = new_go ? CntW'(new_P) - CntW'({new_n, 1'b0}) : '0;
-    inc[CFramesOut] = n_frames_out;
-    inc[CBytesOut]  = n_bytes_out;
+    inc[sue_pkg::TxPdusNew]   = CntW'(new_go);
+    inc[sue_pkg::TxPdusRtx]   = CntW'(job_go && !new_go && s_kind == KRtx);
+    inc[sue_pkg::TxPdusMig]   = CntW'(job_go && !new_go && s_kind == KMig);
+    inc[sue_pkg::TxAckOnly]   = CntW'(job_go && !new_go && s_kind == KAckOnly);
+    inc[sue_pkg::TxAckSent]   = CntW'(job_go && (new_go || s_kind == KRtx || s_kind == KAckOnly || s_kind == KMig) && job_op == sue_pkg::RopAck);
+    inc[sue_pkg::TxNackSent]  = CntW'(job_go && (new_go || s_kind == KRtx || s_kind == KAckOnly || s_kind == KMig) && job_op == sue_pkg::RopNack);
+    inc[sue_pkg::TxNackRcvd]  = s_inc_nack_rcvd;
+    inc[sue_pkg::TxGbn]       = s_inc_gbn;
+    inc[sue_pkg::TxRto]       = s_inc_rto;
+    inc[sue_pkg::TxFoReqSent] = CntW'(job_go && !new_go && s_kind == KFoReq);
+    inc[sue_pkg::TxFoAckSent] = CntW'(job_go && !new_go && s_kind == KFoAck);
+    inc[sue_pkg::TxFoAckRcvd] = s_inc_fo_ack_rcvd;
+    inc[sue_pkg::TxCmdsSent]  = new_go ? CntW'(new_n) : '0;
+    inc[sue_pkg::TxPayload]   = new_go ? CntW'(new_P) - CntW'({new_n, 1'b0}) : '0;
+    inc[sue_pkg::TxFramesOut] = n_frames_out;
+    inc[sue_pkg::TxBytesOut]  = n_bytes_out;
     for (int i = 0; i < NumCnt; i++) cnt_d[i*CntW +: CntW] = cnt_q[i*CntW +: CntW] + inc[i];
   end
 
@@ -1491,27 +1482,27 @@ module sue_tx #(
       q_unsent_o[q*PW +: PW] = tail_q[q*PW +: PW] - send_q[q*PW +: PW];
     end
   end
-  assign cnt_cmds_in_o       = cnt_q[CCmdsIn*CntW +: CntW];
-  assign cnt_cmd_bad_o       = cnt_q[CCmdBad*CntW +: CntW];
-  assign cnt_cmd_err_o       = cnt_q[CCmdErr*CntW +: CntW];
-  assign cnt_cmd_overflow_o  = cnt_q[CCmdOverflow*CntW +: CntW];
-  assign cnt_stray_cycles_o  = cnt_q[CStray*CntW +: CntW];
-  assign cnt_pdus_new_o      = cnt_q[CPdusNew*CntW +: CntW];
-  assign cnt_pdus_rtx_o      = cnt_q[CPdusRtx*CntW +: CntW];
-  assign cnt_pdus_mig_o      = cnt_q[CPdusMig*CntW +: CntW];
-  assign cnt_ack_only_o      = cnt_q[CAckOnly*CntW +: CntW];
-  assign cnt_ack_sent_o      = cnt_q[CAckSent*CntW +: CntW];
-  assign cnt_nack_sent_o     = cnt_q[CNackSent*CntW +: CntW];
-  assign cnt_nack_rcvd_o     = cnt_q[CNackRcvd*CntW +: CntW];
-  assign cnt_gbn_o           = cnt_q[CGbn*CntW +: CntW];
-  assign cnt_rto_o           = cnt_q[CRto*CntW +: CntW];
-  assign cnt_fo_req_sent_o   = cnt_q[CFoReqSent*CntW +: CntW];
-  assign cnt_fo_ack_sent_o   = cnt_q[CFoAckSent*CntW +: CntW];
-  assign cnt_fo_ack_rcvd_o   = cnt_q[CFoAckRcvd*CntW +: CntW];
-  assign cnt_cmds_sent_o     = cnt_q[CCmdsSent*CntW +: CntW];
-  assign cnt_payload_bytes_o = cnt_q[CPayload*CntW +: CntW];
-  assign cnt_frames_out_o    = cnt_q[CFramesOut*CntW +: CntW];
-  assign cnt_bytes_out_o     = cnt_q[CBytesOut*CntW +: CntW];
+  assign cnt_cmds_in_o       = cnt_q[sue_pkg::TxCmdsIn*CntW +: CntW];
+  assign cnt_cmd_bad_o       = cnt_q[sue_pkg::TxCmdBad*CntW +: CntW];
+  assign cnt_cmd_err_o       = cnt_q[sue_pkg::TxCmdErr*CntW +: CntW];
+  assign cnt_cmd_overflow_o  = cnt_q[sue_pkg::TxCmdOverflow*CntW +: CntW];
+  assign cnt_stray_cycles_o  = cnt_q[sue_pkg::TxStray*CntW +: CntW];
+  assign cnt_pdus_new_o      = cnt_q[sue_pkg::TxPdusNew*CntW +: CntW];
+  assign cnt_pdus_rtx_o      = cnt_q[sue_pkg::TxPdusRtx*CntW +: CntW];
+  assign cnt_pdus_mig_o      = cnt_q[sue_pkg::TxPdusMig*CntW +: CntW];
+  assign cnt_ack_only_o      = cnt_q[sue_pkg::TxAckOnly*CntW +: CntW];
+  assign cnt_ack_sent_o      = cnt_q[sue_pkg::TxAckSent*CntW +: CntW];
+  assign cnt_nack_sent_o     = cnt_q[sue_pkg::TxNackSent*CntW +: CntW];
+  assign cnt_nack_rcvd_o     = cnt_q[sue_pkg::TxNackRcvd*CntW +: CntW];
+  assign cnt_gbn_o           = cnt_q[sue_pkg::TxGbn*CntW +: CntW];
+  assign cnt_rto_o           = cnt_q[sue_pkg::TxRto*CntW +: CntW];
+  assign cnt_fo_req_sent_o   = cnt_q[sue_pkg::TxFoReqSent*CntW +: CntW];
+  assign cnt_fo_ack_sent_o   = cnt_q[sue_pkg::TxFoAckSent*CntW +: CntW];
+  assign cnt_fo_ack_rcvd_o   = cnt_q[sue_pkg::TxFoAckRcvd*CntW +: CntW];
+  assign cnt_cmds_sent_o     = cnt_q[sue_pkg::TxCmdsSent*CntW +: CntW];
+  assign cnt_payload_bytes_o = cnt_q[sue_pkg::TxPayload*CntW +: CntW];
+  assign cnt_frames_out_o    = cnt_q[sue_pkg::TxFramesOut*CntW +: CntW];
+  assign cnt_bytes_out_o     = cnt_q[sue_pkg::TxBytesOut*CntW +: CntW];
 
   // ---------------------------------------------------------------- cover points
   // The events of docs/sue.md's test plan, one `cover property` each (counted by `make coverage`, which
@@ -1521,17 +1512,17 @@ module sue_tx #(
   generate
     if (Profile == 0) begin : g_cov
       c_window_full:  cover property (@(posedge clk_i) disable iff (!rst_ni) |(~cwin & ~g_sue.rtxact_q));
-      c_nack_sent:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CNackSent] != '0);
-      c_nack_rcvd:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CNackRcvd] != '0);
-      c_go_back_n:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CGbn] != '0);
-      c_rto:          cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CRto] != '0);
-      c_pdu_resent:   cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CPdusRtx] != '0);
-      c_ack_only:     cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CAckOnly] != '0);
+      c_nack_sent:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxNackSent] != '0);
+      c_nack_rcvd:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxNackRcvd] != '0);
+      c_go_back_n:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxGbn] != '0);
+      c_rto:          cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxRto] != '0);
+      c_pdu_resent:   cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxPdusRtx] != '0);
+      c_ack_only:     cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxAckOnly] != '0);
       c_port_dies:    cover property (@(posedge clk_i) disable iff (!rst_ni) |dies);
-      c_fo_req_sent:  cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CFoReqSent] != '0);
-      c_fo_ack_sent:  cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CFoAckSent] != '0);
-      c_fo_ack_rcvd:  cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CFoAckRcvd] != '0);
-      c_pdu_migrated: cover property (@(posedge clk_i) disable iff (!rst_ni) inc[CPdusMig] != '0);
+      c_fo_req_sent:  cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxFoReqSent] != '0);
+      c_fo_ack_sent:  cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxFoAckSent] != '0);
+      c_fo_ack_rcvd:  cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxFoAckRcvd] != '0);
+      c_pdu_migrated: cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxPdusMig] != '0);
     end
   endgenerate
 `endif
