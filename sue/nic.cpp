@@ -308,6 +308,27 @@ void Nic::go_back(unsigned c, uint16_t from, Edge x) {
   wake(std::max(x, tp_[conn_port(c)].free_at));
 }
 
+void Nic::desc_room(Conn& C) {
+  const unsigned inflight = static_cast<uint16_t>(C.npsn - C.ack_psn);  // < W_: the window let the PDU form
+  if (C.desc != ~0u && inflight < (1u << C.dsh)) return;
+  const unsigned sh = C.desc == ~0u ? std::min<unsigned>(kDescBlockShift, static_cast<unsigned>(__builtin_ctz(W_))) : C.dsh + 1u;
+  uint32_t blk;
+  if (!dfree_[sh].empty()) {
+    blk = dfree_[sh].back();
+    dfree_[sh].pop_back();
+  } else {
+    blk = static_cast<uint32_t>(desc_.size());
+    desc_.resize(desc_.size() + (size_t{1} << sh));
+  }
+  if (C.desc != ~0u) {  // move the PDUs in flight to their places in the larger block
+    for (uint16_t psn = C.ack_psn; psn != C.npsn; ++psn)
+      desc_[blk + (psn & ((1u << sh) - 1))] = dsc(C, psn);
+    dfree_[C.dsh].push_back(C.desc);
+  }
+  C.desc = blk;
+  C.dsh = static_cast<uint8_t>(sh);
+}
+
 void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   Conn& C = conn_[c];
   const bool was_full = static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_, was_rtx = C.rtx_act;
@@ -321,7 +342,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
     // One connection per queue: its PDUs are acknowledged in order and hold the slots from the head on.
     uint32_t n = 0;
     for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
-      const Desc& d = desc_[C.desc + (psn & (W_ - 1))];
+      const Desc& d = dsc(C, psn);
       if (d.first != Q.head + n)
         throw std::logic_error("sue::Nic: strict mode: an acknowledged PDU does not start at its queue's head");
       n += d.n;
@@ -330,7 +351,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
     Q.head += n;
   } else {
     for (uint16_t psn = C.ack_psn; psn != new_ack; ++psn) {
-      const Desc& d = desc_[C.desc + (psn & (W_ - 1))];
+      const Desc& d = dsc(C, psn);
       for (uint32_t k = 0; k < d.n; ++k) slot(Q, d.first + k).acked = 1;
       tp_[p].out_bytes -= d.p;
     }
@@ -680,11 +701,8 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     const bool was_empty = C.ack_psn == C.npsn;
     first = Q.send;
     n = n_cmd;
-    if (C.desc == ~0u) {  // the connection's first PDU: its descriptors
-      C.desc = static_cast<uint32_t>(desc_.size());
-      desc_.resize(desc_.size() + W_);
-    }
-    desc_[C.desc + (C.npsn & (W_ - 1))] = {first, static_cast<uint16_t>(n), static_cast<uint16_t>(cmd_chunks), packed};
+    desc_room(C);
+    dsc(C, C.npsn) = {first, static_cast<uint16_t>(n), static_cast<uint16_t>(cmd_chunks), packed};
     f.psn = C.npsn++;
     Q.send += n;
     held_ += n;
@@ -699,7 +717,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     tcnt_[TxCnt::payload_bytes] += packed - 2 * n;
     if (was_empty) rto_arm(c, x);
   } else if (kind == kJobRtx) {
-    const Desc& d = desc_[C.desc + (C.rtx_psn & (W_ - 1))];
+    const Desc& d = dsc(C, C.rtx_psn);
     first = d.first;
     n = d.n;
     cmd_chunks = d.chunks;
