@@ -383,14 +383,28 @@ void Nic::apply_fb(const Fb& e, Edge x) {
   Conn& C = conn_[c];
   if (e.owe != kOweNone) {
     const uint8_t before = C.owe;
+    bool ow = true;
     if (e.owe == kOweAck || e.owe == kOweNack) {
       C.owe = static_cast<uint8_t>(e.owe);
       C.owe_psn = e.owe_psn;
     } else if (C.owe != kOweNack) {  // DUP: re-ACK unless a NACK is owed
       C.owe = kOweAck;
       C.owe_psn = e.owe_psn;
+    } else {
+      ow = false;
     }
-    if (before == kOweNone) C.owe_at = x;
+    if (before == kOweNone) {
+      C.owe_at = x;
+      C.owe_now = false;
+      C.owe_n = 1;
+    } else if (ow && C.owe_n < 255) {
+      ++C.owe_n;
+    }
+    // ack_count: due at x + 1 once that many events are owed, unless the age makes it due sooner
+    if (c_.ack_count && C.owe_n >= c_.ack_count && !C.owe_now && x + 1 < owe_due(C)) {
+      C.owe_at = x;
+      C.owe_now = true;
+    }
     set_owe(c);
     const Edge due = owe_due(C);
     const unsigned p = conn_port(c);

@@ -90,6 +90,7 @@ struct NicConfig {
   std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};
   uint32_t rto = 65536;      ///< cycles without ACK progress (0 behaves as 1)
   uint32_t ack_delay = 512;  ///< cycles an owed ACK waits for a data PDU
+  uint32_t ack_count = 0;    ///< 0..255: an owed ACK is due once this many feedback events are owed (0: off)
   std::array<uint32_t, 4> rx_credits{{16, 16, 16, 16}};  ///< XPU receive credits per VC, 1..255
   // Port and clock.
   unsigned port_gbps = 200;  ///< line rate of every port (MAC pacing, with preamble and IFG)
@@ -333,13 +334,15 @@ class Nic {
     uint32_t desc = ~0u;  // first of its descriptor block in desc_ (given at its first PDU; ~0: none yet)
     uint16_t npsn = 0, ack_psn = 0, rtx_psn = 0, owe_psn = 0;
     bool rtx_act = false;
-    uint8_t dsh = 0;  // log2 of the block's size: PDU psn's descriptor is desc_[desc + psn mod 2^dsh]
+    uint8_t owe_n = 0;  // feedback events owed since owe was NONE (saturating; cfg ack_count)  // log2 of the block's size: PDU psn's descriptor is desc_[desc + psn mod 2^dsh]
     uint8_t owe = 0;  // FbOwe kOweNone / kOweAck / kOweNack
+    uint8_t dsh = 0;  // log2 of the descriptor block's size: PDU psn's descriptor is desc_[desc + psn mod 2^dsh]
     Edge owe_at = 0;  // edge the owe was written (age 0)
     uint32_t rto_gen = 0;
     // receive side of the same connection key
     uint16_t exp = 0;
     bool nacked = false;
+    bool owe_now = false;  // the owed ACK reached ack_count at owe_at: due at owe_at + 1
   };
   struct TxPort {
     Edge free_at = 0;     // the builder may take a job at this edge
@@ -478,7 +481,9 @@ class Nic {
   unsigned conn(unsigned p, unsigned i, unsigned v) const { return p << cp_sh_ | i << 2 | v; }
   unsigned conn_port(unsigned c) const { return c >> cp_sh_; }
   /// The edge a connection's owed ACK/NACK is due: a NACK at once, an ACK after ack_delay.
-  Edge owe_due(const Conn& C) const { return C.owe == kOweNack ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay; }
+  Edge owe_due(const Conn& C) const {
+    return C.owe == kOweNack || C.owe_now ? C.owe_at + 1 : C.owe_at + 1 + c_.ack_delay;
+  }
   /// Bit of peer i in peer set `set` of a vector of peer sets (unsent_: the VC; blk_, carry_: port * 4 + VC).
   size_t pbit(unsigned set, unsigned i) const { return static_cast<size_t>(set) * KW_ * 64 + i; }
   static bool bit(const std::vector<uint64_t>& m, size_t b) { return (m[b >> 6] >> (b & 63)) & 1u; }

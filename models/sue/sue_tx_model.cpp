@@ -142,6 +142,7 @@ void TxModel::reset(const TxIn& in) {
   for (auto& w : cfg_.vc_weight) w &= 0xf;
   cfg_.rto &= 0xffffff;
   cfg_.ack_delay &= 0xffff;
+  cfg_.ack_count &= 0xff;
   cfg_.fo_retry &= 0xffffff;
   const unsigned nq = p_.nq(), nc = p_.nc();
   q_.resize(nq);
@@ -336,7 +337,10 @@ void TxModel::tick(const TxIn& in) {
           x.owe_psn = owe_psn;
           ow = true;
         }
-        if (ow) cfl_[c] |= kFlOweW;
+        if (ow) {
+          cfl_[c] |= kFlOweW;
+          x.owe_n = before == kOweNoneV ? 1 : std::min<uint32_t>(255, x.owe_n + 1);
+        }
         if ((cfl_[c] & kFlOweW) && before == kOweNoneV) x.owe_start = now;
         const uint32_t o = (x.npsn - x.ack_psn) & 0xffff;
         if (rop == 1) {
@@ -582,7 +586,10 @@ void TxModel::tick(const TxIn& in) {
         const unsigned p = c / CPP, v = c % 4;
         const Conn& x = pre(c);
         // owe_age_q = min(0xffff, now-1 - owe_start); ack_delay <= 0xffff
-        const bool due = x.owe == kOweNackV || (x.owe == kOweAckV && now - 1 - x.owe_start >= cfg_.ack_delay);
+        // ... or (ack_count) owen_q >= ack_count: as many feedback events owed, whatever the age
+        const bool due = x.owe == kOweNackV ||
+                         (x.owe == kOweAckV && (now - 1 - x.owe_start >= cfg_.ack_delay ||
+                                                (cfg_.ack_count != 0 && x.owe_n >= cfg_.ack_count)));
         if (!live[p] || !due || !ok(p, v)) continue;
         job_port = p;
         job = Job{};

@@ -85,6 +85,8 @@ struct TxCfg {
   std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};  ///< cfg_vc_weight_i[v] (4 b each; 0 behaves as 1)
   uint32_t rto = 65536;                            ///< cfg_rto_i (24 b; 0 behaves as 1)
   uint32_t ack_delay = 512;                        ///< cfg_ack_delay_i (16 b)
+  uint32_t ack_count = 0;                          ///< cfg_ack_count_i (8 b): an owed ACK is due once this many
+                                                   ///< feedback events are owed, whatever its age (0: off)
   uint32_t fo_retry = 4096;                        ///< cfg_fo_retry_i (24 b; 0 behaves as 1)
 };
 
@@ -195,6 +197,7 @@ class TxModel {
     uint64_t rto_start = 0;
     uint32_t owe = 0, owe_psn = 0;
     uint64_t owe_start = 0;
+    uint32_t owe_n = 0;  // owen_q: feedback events owed since owe was NONE (saturates at 255; read while owe != NONE)
     uint32_t fo_state = 0;  // 0 LIVE, 2 WAIT, 3 MIGRATE, 4 RETIRED (conn_state_o codes)
     bool fo_due = false;
     uint32_t fo_tmr = 0, mig_psn = 0;

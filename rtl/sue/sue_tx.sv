@@ -56,6 +56,7 @@ module sue_tx #(
   input  logic [15:0]              cfg_vc_weight_i,
   input  logic [23:0]              cfg_rto_i,
   input  logic [15:0]              cfg_ack_delay_i,
+  input  logic [7:0]               cfg_ack_count_i,
   input  logic [23:0]              cfg_fo_retry_i,
   // XPU transmit interface
   input  logic [1:0]               tx_valid_i,
@@ -205,6 +206,7 @@ module sue_tx #(
   logic [15:0]             weight_q;
   logic [23:0]             rto_q;
   logic [15:0]             ack_delay_q;
+  logic [7:0]              ack_count_q;
   logic [23:0]             fo_retry_q;
   // queues: credit ring pointers crd <= send <= tail (PW-bit counters, ring entry = pointer mod QDepth),
   // ring entries {slot, dlen}; the queue's list through sl_next: hd (oldest) .. lst (newest); held sent
@@ -449,6 +451,7 @@ module sue_tx #(
     logic [NC-1:0]    rtxact_q, rtxact_d, fodue_q, fodue_d, foans_q, foans_d;
     logic [NC*24-1:0] rtotmr_q, rtotmr_d, fotmr_q, fotmr_d;
     logic [NC*2-1:0]  owe_q, owe_d;
+    logic [NC*8-1:0]  owen_q, owen_d;   // feedback events owed since owe was NONE (saturating; cfg_ack_count_i)
     logic [NC*3-1:0]  fost_q, fost_d;
     logic [DescW-1:0] desc_q [NC*Window];
     logic [NumPorts*24-1:0] ob_q, ob_d;
@@ -485,7 +488,9 @@ module sue_tx #(
       // lowest kind, then lowest connection index: scan from the back
       for (int c = NC - 1; c >= 0; c--) begin
         if (live[c/NPC] && (owe_q[c*2 +: 2] == sue_pkg::OweNack ||
-                            (owe_q[c*2 +: 2] == sue_pkg::OweAck && oweage_q[c*16 +: 16] >= ack_delay_q)) && okpv[(c/NPC)*4 + c%4]) begin
+                            (owe_q[c*2 +: 2] == sue_pkg::OweAck &&
+                             (oweage_q[c*16 +: 16] >= ack_delay_q ||
+                              (ack_count_q != '0 && owen_q[c*8 +: 8] >= ack_count_q)))) && okpv[(c/NPC)*4 + c%4]) begin
           s1_hit = 1'b1; s1_kind = KAckOnly; s1_c = CIW'(c);
         end
       end
@@ -600,6 +605,7 @@ module sue_tx #(
       npsn_d = npsn_q; ack_d = ack_q; free_d = free_q; rtxpsn_d = rtxpsn_q; owepsn_d = owepsn_q;
       oweage_d = oweage_q; migpsn_d = migpsn_q; fapsn_d = fapsn_q; rtxact_d = rtxact_q; fodue_d = fodue_q;
       foans_d = foans_q; rtotmr_d = rtotmr_q; fotmr_d = fotmr_q; owe_d = owe_q; fost_d = fost_q;
+      owen_d = owen_q;
       n_gbn = '0; n_rto = '0; n_nack = '0; n_foack = '0;
       for (int p = 0; p < NumPorts; p++) begin
         if (fb_valid_i[p] && fb_peer_i[p*4 +: 4] < 4'(NumPeers)) begin
@@ -626,6 +632,8 @@ module sue_tx #(
             owepsn_d[c*16 +: 16] = fb_owe_psn_i[(c/NPC)*16 +: 16];
             owe_w = 1'b1;
             if (owe_q[c*2 +: 2] == sue_pkg::OweNone) oweage_d[c*16 +: 16] = '0;
+            owen_d[c*8 +: 8] = (owe_q[c*2 +: 2] == sue_pkg::OweNone) ? 8'd1 :
+                               ((owen_q[c*8 +: 8] == 8'hff) ? 8'hff : owen_q[c*8 +: 8] + 8'd1);
           end
           e_o = npsn_q[c*16 +: 16] - ack_q[c*16 +: 16];
           e_a = '0;
@@ -802,12 +810,12 @@ module sue_tx #(
       if (!rst_ni) begin
         npsn_q <= '0; ack_q <= '0; free_q <= '0; rtxpsn_q <= '0; owepsn_q <= '0; oweage_q <= '0;
         migpsn_q <= '0; fapsn_q <= '0; rtxact_q <= '0; fodue_q <= '0; foans_q <= '0; rtotmr_q <= '0;
-        fotmr_q <= '0; owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0; rank_q <= '0;
+        fotmr_q <= '0; owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0; rank_q <= '0; owen_q <= '0;
       end else begin
         npsn_q <= npsn_d; ack_q <= ack_d; free_q <= free_d; rtxpsn_q <= rtxpsn_d; owepsn_q <= owepsn_d;
         oweage_q <= oweage_d; migpsn_q <= migpsn_d; fapsn_q <= fapsn_d; rtxact_q <= rtxact_d;
         fodue_q <= fodue_d; foans_q <= foans_d; rtotmr_q <= rtotmr_d; fotmr_q <= fotmr_d; owe_q <= owe_d;
-        fost_q <= fost_d; ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d;
+        fost_q <= fost_d; ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d; owen_q <= owen_d;
       end
     end
     // descriptors: one write per edge (NEW or MIGRATE), never over a held one
@@ -904,7 +912,7 @@ module sue_tx #(
     /* verilator lint_off UNUSEDSIGNAL */
     logic unused_lite;
     assign unused_lite = ^{fb_valid_i, fb_peer_i, fb_vc_i, fb_owe_i, fb_owe_psn_i, fb_rop_i, fb_rapsn_i, fb_fo_i,
-                           fb_fo_port_i, rto_q, ack_delay_q, fo_retry_q, part_q, hop_q, app_crc, app_ch, app_from,
+                           fb_fo_port_i, rto_q, ack_delay_q, ack_count_q, fo_retry_q, part_q, hop_q, app_crc, app_ch, app_from,
                            app_s, fo_port, psel_ok, new_c, s_c, s_c2, s_jP};
     /* verilator lint_on UNUSEDSIGNAL */
   end
@@ -1412,6 +1420,7 @@ module sue_tx #(
     if (!rst_ni) begin
       own_q <= cfg_own_xpuid_i; peer_q <= cfg_peer_xpuid_i; strict_q <= cfg_strict_i; part_q <= cfg_partition_i;
       hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
+      ack_count_q <= cfg_ack_count_i;
       fo_retry_q <= cfg_fo_retry_i;
       crd_q <= '0; send_q <= '0; tail_q <= '0; held_q <= '0; hrem_q <= '0; hd_q <= '0; lst_q <= '0; hpdu_q <= '0;
       fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0;

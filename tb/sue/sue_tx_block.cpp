@@ -39,6 +39,7 @@ class Rtl : public TxBlock {
       m.cfg_vc_weight_i = w;
       m.cfg_rto_i = c.rto & 0xffffff;
       m.cfg_ack_delay_i = c.ack_delay & 0xffff;
+      m.cfg_ack_count_i = c.ack_count & 0xff;
       m.cfg_fo_retry_i = c.fo_retry & 0xffffff;
     }
     m.tx_valid_i = in.tx_valid & 3;

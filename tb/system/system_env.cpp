@@ -566,6 +566,7 @@ void System::build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<s
       t.vc_weight = cfg_.vc_weight;
       t.rto = cfg_.rto;
       t.ack_delay = cfg_.ack_delay;
+      t.ack_count = cfg_.ack_count;
       t.fo_retry = cfg_.fo_retry;
       sue::RxCfg r;
       r.own_xpuid = a;

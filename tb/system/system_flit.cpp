@@ -86,6 +86,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
       nc.vc_weight = cfg_.vc_weight;
       nc.rto = cfg_.rto;
       nc.ack_delay = cfg_.ack_delay;
+      nc.ack_count = cfg_.ack_count;
       nc.rx_credits = {cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits};
       nc.port_gbps = cfg_.port_gbps;
       nc.clock_ps = cfg_.clock_ps;

@@ -80,6 +80,7 @@ void declare(core::Schema& s) {
   s.add_int("sink_delay", 0, 0, 1000000, "cycles before the receiving XPU returns a receive credit");
   s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 512, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
+  s.add_int("ack_count", 0, 0, 255, "cfg_ack_count_i: an owed ACK goes at once when this many accepted PDUs are owed, whatever its age (0: off)");
   s.add_text("rtl", "none", "none|(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr)(,(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr))*",
              "none|xN.tx|xN.rx|xN.llr|swP.pN.llr[,...] (e.g. x0.tx,x0.rx,sw0.p3.llr)",
              "blocks that are verilated RTL: xN.tx / xN.rx the sue_tx / sue_rx of every instance of XPU N, xN.llr the "
@@ -165,6 +166,7 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   c.sink_delay = static_cast<unsigned>(s.i("sink_delay"));
   c.rto = static_cast<uint32_t>(s.i("rto"));
   c.ack_delay = static_cast<uint32_t>(s.i("ack_delay"));
+  c.ack_count = static_cast<uint32_t>(s.i("ack_count"));
   c.nic_buf_cells = static_cast<uint32_t>(s.i("nic_buf_cells"));
   c.check_frames = s.b("check_frames");
   c.warmup_cycles = static_cast<uint64_t>(s.i("warmup_cycles"));

@@ -64,6 +64,7 @@ struct HarnessCfg {
   bool random_cfg = true;    ///< random weights, strict, timers at each reset
   bool narrow = false;       ///< all commands to peer 0, VC 0 (one connection per port: the window fills)
   bool strict = true;        ///< when !random_cfg
+  int ack_count = -1;        ///< cfg_ack_count: -1 from a draw already made (0..8), else this value
 };
 
 struct HarnessStats {
@@ -175,6 +176,8 @@ class Harness {
     }
     cfg_.partition = static_cast<uint32_t>(rng_.uniform(0, 1023));
     cfg_.hop_count = static_cast<uint32_t>(rng_.uniform(0, 255));
+    // 0 (off) .. 8 owed events, from a draw already made: no new draw, so each seed's stimulus stays.
+    cfg_.ack_count = c_.ack_count < 0 ? cfg_.hop_count % 9 : static_cast<uint32_t>(c_.ack_count);
     if (c_.random_cfg) {
       cfg_.strict = rng_.chance(0.5);
       for (auto& w : cfg_.vc_weight) w = static_cast<uint32_t>(rng_.uniform(0, 15));

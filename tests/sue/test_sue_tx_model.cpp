@@ -930,6 +930,53 @@ TEST(SueTxModel, AckOnlyAfterAckDelayNackAtOnce) {
   EXPECT_EQ(b.frames[2].f.rh.apsn, 90u);
 }
 
+// cfg_ack_count: an owed ACK goes alone at the edge after the ack_count-th owed event, long before its age
+// reaches ack_delay; a count of 0 leaves the age alone to decide; the count starts again after the ACK.
+TEST(SueTxModel, AckOnlyAfterAckCountEventsWhateverTheAge) {
+  for (const uint32_t count : {3u, 0u}) {
+    Bench b(TxParams{});
+    b.in.cfg.ack_delay = 1000;
+    b.in.cfg.ack_count = count;
+    b.reset();
+    sue::Feedback f;
+    f.peer = 1, f.vc = 0, f.owe = sue::kOweAck;
+    const uint64_t n0 = b.n;
+    for (uint32_t k = 0; k < 3; ++k) {  // three accepted PDUs owed, ten edges apart
+      f.owe_psn = 10 + k;
+      b.fb(0, f);
+      b.edge();
+      if (k < 2) b.run(9);
+    }
+    const uint64_t third = b.n;  // the edge after the third event was applied
+    while (b.cnt(TxCnt::ack_only) == 0 && b.n < n0 + 1100) b.edge();
+    if (count == 3) {
+      EXPECT_EQ(b.n - third, 1u) << "the ACK-only job starts at the edge after the third event";
+    } else {
+      EXPECT_EQ(b.n - (n0 + 1), 1001u) << "without a count the age decides (1,000 cycles after the first)";
+    }
+    b.run(10);
+    ASSERT_EQ(b.frames.size(), 1u) << count;
+    EXPECT_EQ(b.frames[0].f.rh.op, 1u);
+    EXPECT_EQ(b.frames[0].f.rh.apsn, 12u);  // the newest owed PSN
+    // the count restarts: two more events are not enough, the third sends the next ACK-only
+    if (count == 3) {
+      for (uint32_t k = 0; k < 2; ++k) {
+        f.owe_psn = 20 + k;
+        b.fb(0, f);
+        b.edge();
+      }
+      b.run(20);
+      EXPECT_EQ(b.cnt(TxCnt::ack_only), 1u);
+      f.owe_psn = 22;
+      b.fb(0, f);
+      b.edge();
+      b.run(10);
+      EXPECT_EQ(b.cnt(TxCnt::ack_only), 2u);
+      EXPECT_EQ(b.frames.back().f.rh.apsn, 22u);
+    }
+  }
+}
+
 TEST(SueTxModel, PiggybackConsumesWhatIsOwed) {
   Bench b(TxParams{});
   b.in.cfg.ack_delay = 200;
