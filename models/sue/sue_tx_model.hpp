@@ -84,8 +84,8 @@ struct TxCfg {
   uint32_t hop_count = 0;                          ///< cfg_hop_count_i (8 b)
   std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};  ///< cfg_vc_weight_i[v] (4 b each; 0 behaves as 1)
   uint32_t rto = 65536;                            ///< cfg_rto_i (24 b; 0 behaves as 1)
-  uint32_t ack_delay = 512;                        ///< cfg_ack_delay_i (16 b)
-  uint32_t ack_count = 0;                          ///< cfg_ack_count_i (8 b): an owed ACK is due once this many
+  uint32_t ack_delay = 4096;                       ///< cfg_ack_delay_i (16 b)
+  uint32_t ack_count = 4;                          ///< cfg_ack_count_i (8 b): an owed ACK is due once this many
                                                    ///< feedback events are owed, whatever its age (0: off)
   uint32_t fo_retry = 4096;                        ///< cfg_fo_retry_i (24 b; 0 behaves as 1)
 };

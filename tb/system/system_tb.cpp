@@ -79,8 +79,8 @@ void declare(core::Schema& s) {
   s.add_int("rx_credits", 16, 1, 255, "XPU receive credits per VC (cfg_rx_credits_i)");
   s.add_int("sink_delay", 0, 0, 1000000, "cycles before the receiving XPU returns a receive credit");
   s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
-  s.add_int("ack_delay", 512, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
-  s.add_int("ack_count", 0, 0, 255, "cfg_ack_count_i: an owed ACK goes at once when this many accepted PDUs are owed, whatever its age (0: off)");
+  s.add_int("ack_delay", 4096, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
+  s.add_int("ack_count", 4, 0, 255, "cfg_ack_count_i: an owed ACK goes at once when this many accepted PDUs are owed, whatever its age (0: off)");
   s.add_text("rtl", "none", "none|(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr)(,(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr))*",
              "none|xN.tx|xN.rx|xN.llr|swP.pN.llr[,...] (e.g. x0.tx,x0.rx,sw0.p3.llr)",
              "blocks that are verilated RTL: xN.tx / xN.rx the sue_tx / sue_rx of every instance of XPU N, xN.llr the "
@@ -669,10 +669,14 @@ std::string goodput_lines(const SysConfig& c, const Tput& tp, Mean mean) {
 
 /// Settings that bound an XPU's send rate below the wire limit (docs/system.md "Summary"): one line each, naming
 /// the setting, the bound and the rate it allows. The round trip is estimated from the configured path (NIC
-/// PHYs, cables, the switch's 250 ns, both ways) plus the ACK delay.
+/// PHYs, cables, the switch's 250 ns, both ways) plus the ACK's wait: ack_delay, or with ack_count the time a
+/// saturated connection takes to bring that many full PDUs (MaxPack + 50 wire bytes each at one port's rate).
 std::string bound_lines(const SysConfig& c, const Tput& tp, unsigned dests) {
   const double one_way = c.nic_tx_ns + c.cable_ns + (c.topology == Topology::planes ? 250.0 + c.cable_ns : 0.0) + c.nic_rx_ns;
-  const double rtt_ns = 2 * one_way + c.ack_delay * 0.625 + 10 * 0.625;
+  double ack_wait_ns = c.ack_delay * 0.625;
+  if (c.ack_count)
+    ack_wait_ns = std::min(ack_wait_ns, c.ack_count * (c.tp.max_pack + 50.0) * 8 / c.port_gbps);
+  const double rtt_ns = 2 * one_way + ack_wait_ns + 10 * 0.625;
   const double cmd = sue::kOpHeaderBytes + sue::kControlBytes + tp.mean_dlen;
   const double lim = tp.limit.gbps;
   std::string out;

@@ -233,7 +233,7 @@ TEST(SueNic, ZeroLoadPipelineEqualsCycleExactFigures) {
   // beat taken (edge e) -> first command in cycle e + 5 (rows 0..3 read in one edge).
   Pair h(cfg_for(0, 1), cfg_for(1, 0));
   h.send(0, 0, 0, tag_of(0, 0, 1), 100);
-  h.run(2000);
+  h.run(6000);  // past the ACK delay (4,096 cycles)
   ASSERT_EQ(h.frames[0].size(), 1u);
   const NicFrame& f = h.frames[0][0];
   EXPECT_EQ(f.sof, 104u);
@@ -379,9 +379,10 @@ TEST(SueNic, NackRecoversALostPdu) {
 }
 
 TEST(SueNic, RtoRecoversALostTail) {
-  NicConfig a = cfg_for(0, 1);
+  NicConfig a = cfg_for(0, 1), b = cfg_for(1, 0);
   a.rto = 3000;
-  Pair h(a, cfg_for(1, 0));
+  b.ack_delay = 512;  // the ACK of the resent PDU within the RTO (a single PDU owes 1 < ack_count)
+  Pair h(a, b);
   bool dropped = false;
   h.drop = [&](const NicFrame& f) {
     if (f.src == 0 && !f.ack_only && !dropped) return dropped = true;
