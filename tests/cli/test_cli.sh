@@ -114,6 +114,8 @@ if "$COSIM" list | grep -q "^ system "; then
   expect_usage "system alltoall too many peers" "'pattern'=alltoall with xpus=40 needs 39 peers" -- \
     run system --set pattern=alltoall --set xpus=40 --set peers=16
   expect_usage "system qdepth not a power of 2" "'qdepth'=48 is not a power of 2" -- run system --set qdepth=48
+  expect_usage "system ack_count out of range" "'ack_count' of testbench system: '256' is out of range .allowed: 0..255" -- run system --set ack_count=256
+  expect_usage "sue_system ack_count out of range" "'ack_count' of testbench sue_system: '-1' is out of range .allowed: 0..255" -- run sue_system --set ack_count=-1
   expect_usage "system data_w not a width" "'data_w'=300 .allowed: 0, 128, 256, 512, 1024" -- run system --set data_w=300
   expect_usage "system data_w with RTL" "'data_w'=512 with RTL blocks.*allowed: 0 or 1024" -- run system --set data_w=512 --set rtl=x0.tx
   expect_usage "system rtl llr plane" "'rtl'=sw9.p3.llr names plane 9 but there are 4 planes .allowed: sw0\.\.sw3" -- \
