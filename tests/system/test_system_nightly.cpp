@@ -117,10 +117,11 @@ TEST_P(SystemUniform64, AllPairsCleanNoRtoAndKeepsItsGoodput) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, SystemUniform64, testing::Range(0, 2));
 
-// Uniform traffic over all 1,024 XPUs at full load (flit NICs, defaults, 10,000 + 20,000 cycles; ~3.5 min and
-// ~4.4 GiB): exactly once, fair, no RTO (8,192 cycles took 821,371 spurious ones), and the goodput of
-// 2026-11-28 (72.9 %; 2.75 commands per PDU and an ACK-only frame for ~0.93 of the data PDUs: a connection
-// {port, XPU, VC} carries ~1/1,023 of an XPU's traffic, so few commands share a PDU and few ACKs ride on one).
+// Uniform traffic over all 1,024 XPUs at full load (flit NICs, defaults, 10,000 warm-up cycles; ~3 min and
+// ~2.7 GiB): exactly once, fair, no RTO (8,192 cycles took 821,371 spurious ones), and the goodput of
+// 2026-11-28 (72.9 % at ack_delay 512; 73.6 % over 20,000 cycles at ack_delay 4,096 / ack_count 4, 2.02
+// commands per PDU and an ACK-only frame for ~0.54 of the data PDUs: a connection {port, XPU, VC} carries
+// ~1/1,023 of an XPU's traffic, so few commands share a PDU and few ACKs ride on one).
 TEST(SystemUniform1024, CleanFairNoRtoAndKeepsItsGoodput) {
   auto r = run(1, 30000, {"xpus=1024", "nic=flit", "load=1", "warmup_cycles=10000"});
   ASSERT_TRUE(r.pass) << (r.failures.empty() ? "" : r.failures.front());
