@@ -334,7 +334,7 @@ class Nic {
     uint32_t desc = ~0u;  // first of its descriptor block in desc_ (given at its first PDU; ~0: none yet)
     uint16_t npsn = 0, ack_psn = 0, rtx_psn = 0, owe_psn = 0;
     bool rtx_act = false;
-    uint8_t owe_n = 0;  // feedback events owed since owe was NONE (saturating; cfg ack_count)  // log2 of the block's size: PDU psn's descriptor is desc_[desc + psn mod 2^dsh]
+    uint8_t owe_n = 0;  // feedback events owed since owe was NONE (saturating; cfg ack_count)
     uint8_t owe = 0;  // FbOwe kOweNone / kOweAck / kOweNack
     uint8_t dsh = 0;  // log2 of the descriptor block's size: PDU psn's descriptor is desc_[desc + psn mod 2^dsh]
     Edge owe_at = 0;  // edge the owe was written (age 0)

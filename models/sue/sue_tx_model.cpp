@@ -594,6 +594,7 @@ void TxModel::tick(const TxIn& in) {
         job_port = p;
         job = Job{};
         job.kind = kJobEmpty, job.i = (c / 4) % NPe, job.v = v, job.psn = x.npsn;
+        if (x.owe == kOweAckV && now - 1 - x.owe_start < cfg_.ack_delay) ++ack_by_count_;
         piggyback(c);
         count(TxCnt::ack_only);
       }

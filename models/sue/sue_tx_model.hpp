@@ -166,6 +166,9 @@ class TxModel {
   /// Sent, unacknowledged commands the pool holds (all queues); params().held_max() when it is full and no
   /// NEW PDU may form (the RTL's cover point c_pool_full). Not a port: for tests and coverage.
   unsigned pool_held() const { return sheld_; }
+  /// ACK-only jobs started by cfg_ack_count before their age reached cfg_ack_delay, since construction (not a
+  /// port: for tests, which check that RTL and twin agreed on such starts).
+  uint64_t ack_by_count() const { return ack_by_count_; }
 
  private:
   struct Slot {  // one command slot of the pool (its data lives in data_)
@@ -280,7 +283,8 @@ class TxModel {
   // Per-queue scratch.
   std::vector<uint8_t> held_, migq_, credit_, crd_;
   std::vector<uint32_t> mrank_;
-  std::string peer_fail_;             // the peer-table assertion (cfg is sampled at reset only)
+  std::string peer_fail_;
+  uint64_t ack_by_count_ = 0;             // the peer-table assertion (cfg is sampled at reset only)
 };
 
 }  // namespace sue

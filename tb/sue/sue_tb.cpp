@@ -88,7 +88,7 @@ void declare(core::Schema& s) {
   s.add_int("hold_cycles", 0, 0, 1000000000, "... for this many cycles");
   s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 4096, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
-  s.add_int("ack_count", 4, 0, 255, "cfg_ack_count_i: an owed ACK goes at once when this many accepted PDUs are owed, whatever its age (0: off)");
+  s.add_int("ack_count", 4, 0, 255, "cfg_ack_count_i: an owed ACK goes alone once this many accepted or duplicate PDUs are owed, whatever its age (0: off)");
   s.add_int("fo_retry", 4096, 1, (1 << 24) - 1, "cfg_fo_retry_i: cycles between failover requests");
   s.add_int("partition", 42, 0, 1023, "cfg_partition_i");
   s.add_int("hop_count", 0, 0, 255, "cfg_hop_count_i");

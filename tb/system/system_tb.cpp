@@ -21,6 +21,9 @@ namespace tb::system_tb {
 namespace {
 
 constexpr uint64_t kCycles = 20000;  // 12.5 us of traffic at 1.6 GHz
+// Warm-up that measures steady state at full load (the throughput report's; docs/system.md "DataW 1024, ACK delay
+// 512 and a steady-state window": the queues fill over ~5 us).
+constexpr uint64_t kSteadyWarmup = 10000;
 constexpr const char* kLlrVariant = "l20";  // the default LLR RTL variant (SeqBits 20, BufLog2 8, TimerWidth 20)
 
 const std::vector<std::string> kConfigs = {"s1", "s2", "s4", "lite"};
@@ -80,7 +83,7 @@ void declare(core::Schema& s) {
   s.add_int("sink_delay", 0, 0, 1000000, "cycles before the receiving XPU returns a receive credit");
   s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 4096, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
-  s.add_int("ack_count", 4, 0, 255, "cfg_ack_count_i: an owed ACK goes at once when this many accepted PDUs are owed, whatever its age (0: off)");
+  s.add_int("ack_count", 4, 0, 255, "cfg_ack_count_i: an owed ACK goes alone once this many accepted or duplicate PDUs are owed, whatever its age (0: off)");
   s.add_text("rtl", "none", "none|(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr)(,(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr))*",
              "none|xN.tx|xN.rx|xN.llr|swP.pN.llr[,...] (e.g. x0.tx,x0.rx,sw0.p3.llr)",
              "blocks that are verilated RTL: xN.tx / xN.rx the sue_tx / sue_rx of every instance of XPU N, xN.llr the "
@@ -902,6 +905,11 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   out += tx.str();
   out += goodput_lines(c, tp, mean);
   out += bound_lines(c, tp, destinations(c, sys.peering()));
+  if (c.load >= 0.9 && c.warmup_cycles < kSteadyWarmup)
+    out += fmt::format("  note: the window starts at cycle {}: at full load the NIC and switch queues fill over ~{} cycles, so "
+                       "these figures include the ramp; --set warmup_cycles={} measures steady state (as cosim report "
+                       "throughput does)\n",
+                       c.warmup_cycles, kSteadyWarmup, kSteadyWarmup);
   out += fmt::format("  Jain fairness over the XPUs that send requests{}: {:.4f}\n", c.pattern == Pattern::incast ? " (the incast senders)" : "", tp.jain);
   if (!tp.plane_gbps.empty()) {
     std::string pl;

@@ -68,6 +68,7 @@ struct Run {
   std::optional<tb::Mismatch> mismatch;
   uint64_t compared = 0;
   uint64_t pool_full_cycles = 0;  // edges after which the pool held held_max() sent commands
+  uint64_t ack_by_count = 0;      // ACK-only jobs started by cfg_ack_count before cfg_ack_delay (RTL and twin agreeing)
 };
 
 Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
@@ -94,6 +95,7 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
   r.fail = h.run();
   r.st = h.stats();
   r.mismatch = l->mismatch();
+  r.ack_by_count = l->model().ack_by_count();
   if (ctx->gotError()) r.fail = "RTL assertion failed (see stderr)";
   if (!l->model().assertion().empty()) r.fail = l->model().assertion();
   if (r.mismatch) {
@@ -104,14 +106,15 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
   const auto& s = r.st;
   std::printf("[%s seed %llu] cycles %llu compared %llu frames %llu data %llu new %llu rtx %llu mig %llu ack_only %llu "
               "fo_req %llu fo_ack %llu accepted %llu delivered %llu resets %llu deaths %llu lost %llu max_inflight %llu "
-              "window_full_cycles %llu pool_full_cycles %llu\n",
+              "window_full_cycles %llu pool_full_cycles %llu ack_by_count %llu\n",
               variant.c_str(), (unsigned long long)hc.seed, (unsigned long long)s.cycles,
               (unsigned long long)r.compared, (unsigned long long)s.frames, (unsigned long long)s.data_frames,
               (unsigned long long)s.new_pdus, (unsigned long long)s.rtx_pdus, (unsigned long long)s.mig_pdus,
               (unsigned long long)s.ack_only, (unsigned long long)s.fo_req, (unsigned long long)s.fo_ack,
               (unsigned long long)s.accepted, (unsigned long long)s.delivered, (unsigned long long)s.resets,
               (unsigned long long)s.deaths, (unsigned long long)s.lost_frames, (unsigned long long)s.max_inflight,
-              (unsigned long long)s.window_full_cycles, (unsigned long long)r.pool_full_cycles);
+              (unsigned long long)s.window_full_cycles, (unsigned long long)r.pool_full_cycles,
+              (unsigned long long)r.ack_by_count);
   return r;
 }
 
@@ -136,6 +139,7 @@ TEST(SueTxLockstep, S1) {
   auto r = run_lockstep("s1", faults(11));
   EXPECT_EQ(r.fail, "");
   expect_busy(r, true);
+  EXPECT_GT(r.ack_by_count, 0u);  // ACK-only frames sent by cfg_ack_count before their age, RTL = twin
 }
 
 TEST(SueTxLockstep, S1OneConnectionWindowFull) {
@@ -159,6 +163,7 @@ TEST(SueTxLockstep, S2Failover) {
   expect_busy(r, true);
   EXPECT_GT(r.st.deaths, 0u);
   EXPECT_GT(r.st.fo_req, 0u);
+  EXPECT_GT(r.ack_by_count, 0u);  // ACK-only frames sent by cfg_ack_count before their age, RTL = twin
 }
 
 TEST(SueTxLockstep, S4Failover) {
@@ -169,6 +174,7 @@ TEST(SueTxLockstep, S4Failover) {
   expect_busy(r, true);
   EXPECT_GT(r.st.deaths, 0u);
   EXPECT_GT(r.st.mig_pdus, 0u);
+  EXPECT_GT(r.ack_by_count, 0u);  // ACK-only frames sent by cfg_ack_count before their age, RTL = twin
 }
 
 // Strict mode on 4 ports without failures: the harness checks every NEW PDU against the pin
@@ -182,6 +188,7 @@ TEST(SueTxLockstep, S4StrictPinsSpread) {
   EXPECT_EQ(r.fail, "");
   EXPECT_GT(r.st.new_pdus, 500u);
   EXPECT_EQ(r.st.strict_new_ports, 0xfu);
+  EXPECT_GT(r.ack_by_count, 0u);  // ACK-only frames sent by cfg_ack_count before their age, RTL = twin
 }
 
 // The shared command pool: one connection per port (all commands to peer 0, VC 0), short commands

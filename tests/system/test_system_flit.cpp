@@ -338,4 +338,19 @@ TEST(SystemFlit, Incast63To1At64XpusReceivesAtItsWireLimit) {
   }
 }
 
+// At full load without a warm-up the window includes the start-up (queues filling): the summary says so and
+// names the warm-up that measures steady state; with that warm-up, or at a lighter load, it says nothing.
+TEST(SystemFlit, SummaryNotesAWindowThatIncludesTheRamp) {
+  auto summary = [](const std::vector<std::string>& sets) {
+    const tb::RunResult r = tb::run_testbench(tb_test::run_config("system", 1, 4000, sets));
+    EXPECT_TRUE(r.pass);
+    return r.summary;
+  };
+  const std::string note = "note: the window starts at cycle 0: at full load";
+  EXPECT_NE(summary({"nic=flit", "load=1"}).find(note), std::string::npos);
+  EXPECT_NE(summary({"nic=flit", "load=1"}).find("--set warmup_cycles=10000 measures steady state"), std::string::npos);
+  EXPECT_EQ(summary({"nic=flit", "load=1", "warmup_cycles=10000"}).find("note: the window starts"), std::string::npos);
+  EXPECT_EQ(summary({"nic=flit", "load=0.5"}).find("note: the window starts"), std::string::npos);
+}
+
 }  // namespace
