@@ -39,7 +39,7 @@ if ! command -v "$YOSYS" >/dev/null 2>&1; then
 fi
 mkdir -p "$OUT"
 
-COMMON="-set NumPorts 1 -set NumPeers 4 -set DataW 256 -set MaxData 256 -set CntW 32"
+COMMON="-set NumPorts 1 -set NumXpus 8 -set DataW 256 -set MaxData 256 -set CntW 32"
 if [ $FULL -eq 1 ]; then
   SIZES="-set QDepth 64 -set Window 64 -set RxBufBeats 512 -set RxFrames 16"
   SIZE_TXT="QDepth=64 Window=64 RxBufBeats=512 RxFrames=16 (RTL defaults)"
@@ -116,7 +116,7 @@ def count(mod, prof):
     return {"logic": logic, "ff": ff, "mem_bits": mem_bits, "mems": mems, "secs": secs}
 res = {(m, p): count(m, p) for m in ("sue_tx", "sue_rx") for p in (0, 1)}
 print()
-print(f"SUE NIC area, NumPorts=1, NumPeers=4, DataW=256, MaxData=256, {sizes}")
+print(f"SUE NIC area, NumPorts=1, NumXpus=8, DataW=256, MaxData=256, {sizes}")
 print(f" {'block':<8} {'profile':<9} {'logic cells':>12} {'flip-flops':>11} {'memory bits':>12} {'cells':>9}  yosys")
 print(" " + "-" * 74)
 tot = {0: [0, 0, 0], 1: [0, 0, 0]}

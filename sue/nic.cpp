@@ -37,16 +37,9 @@ uint32_t Nic::frame_bytes(uint32_t packed) { return frame_len(packed); }
 std::string NicConfig::validate() const {
   if (tp.lite())
     return "sue::Nic (flit NIC model): SUE Lite is not modelled (allowed: profile SUE; use the cycle-exact blocks)";
-  if (tp.num_peers < 1 || tp.num_peers > kNicMaxPeers)
-    return "sue::Nic: NumPeers=" + std::to_string(tp.num_peers) + " (allowed: 1.." + std::to_string(kNicMaxPeers) + ")";
-  if (peer_xpuid.size() != tp.num_peers)
-    return "sue::Nic: peer_xpuid has " + std::to_string(peer_xpuid.size()) + " entries (allowed: exactly NumPeers=" +
-           std::to_string(tp.num_peers) + ")";
-  {
-    TxParams t = tp;  // the RTL parameters but NumPeers, which this model does not bound to the RTL's 16
-    t.num_peers = 1;
-    if (std::string e = t.validate(); !e.empty()) return "sue::Nic: " + e;
-  }
+  if (tp.num_xpus < 2 || tp.num_xpus > kNicMaxXpus)
+    return "sue::Nic: NumXpus=" + std::to_string(tp.num_xpus) + " (allowed: 2.." + std::to_string(kNicMaxXpus) + ")";
+  if (std::string e = tp.validate(); !e.empty()) return "sue::Nic: " + e;
   if (port_gbps == 0 || port_gbps > 409) return "sue::Nic: port_gbps must be 1..409 (one 32-byte beat per 625-ps edge)";
   if (clock_ps <= 0) return "sue::Nic: clock_ps must be > 0";
   if (gate_classes > 4) return "sue::Nic: gate_classes must be 0..4";
@@ -58,7 +51,7 @@ std::string NicConfig::validate() const {
 Nic::Nic(const NicConfig& c) : c_(c) {
   if (std::string e = c_.validate(); !e.empty()) throw std::invalid_argument(e);
   P_ = c_.tp.num_ports;
-  K_ = c_.tp.num_peers;
+  K_ = c_.tp.num_xpus;
   NQ_ = c_.tp.nq();
   NC_ = c_.tp.nc();
   QD_ = c_.tp.qdepth;
@@ -72,14 +65,6 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   NRD_ = rx_read_rows(DB_);  // sue_rx's NRd: 4 rows an edge, 6 at DataW 1024
   db_sh_ = static_cast<unsigned>(__builtin_ctz(DB_));
   if (DB_ != 1u << db_sh_) throw std::invalid_argument("sue::Nic: DataW/8 must be a power of two");
-  {
-    uint32_t top = 0;
-    for (unsigned i = 0; i < K_; ++i) top = std::max(top, c_.peer_xpuid[i]);
-    if (top < 65536) {  // XPU -> lowest peer index
-      peer_lut_.assign(static_cast<size_t>(top) + 1, -1);
-      for (unsigned i = K_; i-- > 0;) peer_lut_[c_.peer_xpuid[i]] = static_cast<int16_t>(i);
-    }
-  }
   q_.resize(NQ_);  // (blocks given as queues fill: grow())
   row_ps_ = ser_ps(kRow);
   gc_ = static_cast<uint64_t>(c_.port_gbps) * static_cast<uint64_t>(c_.clock_ps);
@@ -100,7 +85,7 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   for (unsigned v = 0; v < 4; ++v) cred_[v] = c_.rx_credits[v];
   for (unsigned i = 0; i < K_; ++i)
     for (unsigned v = 0; v < 4; ++v) {
-      const unsigned b = pin_base(c_.own_xpuid, c_.peer_xpuid[i], v, P_);  // strict pin (no failover here)
+      const unsigned b = pin_base(c_.own_xpuid, i, v, P_);  // strict pin (no failover here)
       pin_port_[i * 4 + v] = static_cast<uint8_t>(b);
       for (unsigned p = 0; p < P_; ++p)
         if (!c_.strict || p == b) set_bit(carry_, pbit(p * 4 + v, i));
@@ -123,18 +108,6 @@ void Nic::grow(Queue& Q) {
   for (uint32_t k = Q.head; k != Q.tail; ++k) b[k & (cap - 1)] = Q.s[k & Q.mask];
   Q.s = std::move(b);
   Q.mask = cap - 1;
-}
-
-int Nic::peer_of(uint32_t xpu) const {
-  if (!peer_lut_.empty()) return xpu < peer_lut_.size() ? peer_lut_[xpu] : -1;
-  for (unsigned i = 0; i < K_; ++i)
-    if (c_.peer_xpuid[i] == xpu) return static_cast<int>(i);
-  return -1;
-}
-
-int Nic::queue_of(uint32_t xpu, unsigned vc) const {
-  const int i = peer_of(xpu);
-  return i < 0 || vc > 3 ? -1 : i * 4 + static_cast<int>(vc);
 }
 
 // ------------------------------------------------------------------ inputs
@@ -607,7 +580,7 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
     if (any) lanes |= 1u << v;
   }
   if (!lanes) return false;
-  // The first peer of set e in the order r, r + 1, ... (mod NumPeers), -1 when e is empty.
+  // The first peer of set e in the order r, r + 1, ... (mod NumXpus), -1 when e is empty.
   auto first_from = [this](const uint64_t* e, unsigned r) -> int {
     const unsigned w0 = r >> 6;
     if (const uint64_t m = e[w0] & (~0ull << (r & 63))) return static_cast<int>(w0 * 64 + ctz64(m));
@@ -705,7 +678,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     spare_.pop_back();
   }
   f.src = c_.own_xpuid;
-  f.dst = c_.peer_xpuid[i];
+  f.dst = i;
   f.port = static_cast<uint8_t>(p);
   f.vc = static_cast<uint8_t>(v);
   f.cmds.clear();
@@ -810,7 +783,8 @@ void Nic::rx_take(unsigned p, Edge x) {
   out_taken_.push_back({static_cast<uint8_t>(p), f.vc, f.bytes, x});
   ++rcnt_[RxCnt::frames_in];
   rcnt_[RxCnt::bytes_in] += stored;
-  const int peer = peer_of(f.src);
+  // The source XPU id is the peer index: an id beyond NumXpus or the own one is an unknown peer.
+  const int peer = f.src < K_ && f.src != c_.own_xpuid ? static_cast<int>(f.src) : -1;
   if (f.bad) {
     ++rcnt_[RxCnt::drop_mac];
   } else if (peer < 0 || f.dst != c_.own_xpuid) {

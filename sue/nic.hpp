@@ -3,14 +3,14 @@
 // NIC model"). It keeps the SUE-visible behaviour of the cycle-exact blocks
 // (models/sue, docs/sue.md "Transport") where it matters for a fabric:
 //
-//  * XPU side: per-{peer, VC} queues of QDepth credits over a store of
+//  * XPU side: per-{XPU, VC} queues of QDepth credits over a store of
 //    Store = 8*QDepth command slots; a command's queue credit comes back when
 //    it is formed into a PDU, its slot when the PDU is acknowledged (at most
 //    Store - QDepth sent commands held); per-VC receive credits from the XPU sink.
 //  * TX: packing of complete commands only (up to MaxPack, never waiting to
-//    fill), WRR over VCs then round robin over peers, the strict-mode pin
+//    fill), WRR over VCs then round robin over XPUs, the strict-mode pin
 //    (own XPU id + peer XPU id + VC) mod NumPorts, unordered = fewest outstanding bytes;
-//    PSNs per connection {port, peer, VC}, Window, piggybacked ACK/NACK or
+//    PSNs per connection {port, XPU, VC}, Window, piggybacked ACK/NACK or
 //    ACK-only after ack_delay, go-back-N on NACK or RTO, at most one job start
 //    per SUE edge, a CBFC credit gate per port and class.
 //  * RX: in-order PSN check per connection, one NACK per gap, re-ACK of
@@ -77,15 +77,16 @@ struct NicFrame {
   std::vector<NicCmd> cmds;
 };
 
-/// Peers one flit NIC instance can address: every XPU of the spec's largest system (10-bit XPU ids). The
-/// cycle-exact blocks' NumPeers stays 1..16 (TxParams::validate); this model is not bound by it.
-constexpr unsigned kNicMaxPeers = 1024;
+/// XPU ids one flit NIC instance can address: every XPU of the spec's largest system (10-bit XPU ids),
+/// as the cycle-exact twins (TxParams::validate: NumXpus 2..1024).
+constexpr unsigned kNicMaxXpus = 1024;
 
-/// Configuration of one instance: the RTL parameters (TxParams) and the cfg_*_i inputs that matter.
+/// Configuration of one instance: the RTL parameters (TxParams) and the cfg_*_i inputs that matter. There
+/// is no peer table: the instance addresses XPU ids 0..NumXpus-1 but its own directly, peer index = XPU id
+/// (queue {XPU x, VC v} = x*4 + v, connection {port p, x, v}).
 struct NicConfig {
-  TxParams tp;  ///< NumPorts, NumPeers (1..kNicMaxPeers here), DataW, MaxData, MaxPack, QDepth, Window, RxBufBeats, RxFrames; profile SUE
+  TxParams tp;  ///< NumPorts, NumXpus (2..kNicMaxXpus), DataW, MaxData, MaxPack, QDepth, Window, RxBufBeats, RxFrames; profile SUE
   uint32_t own_xpuid = 0;
-  std::vector<uint32_t> peer_xpuid;  ///< exactly NumPeers entries; a lookup takes the lowest matching index
   bool strict = true;
   std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};
   uint32_t rto = 65536;      ///< cycles without ACK progress (0 behaves as 1)
@@ -261,13 +262,18 @@ class Nic {
   explicit Nic(const NicConfig& c);
 
   const NicConfig& config() const { return c_; }
-  /// Queue q = i*4 + vc of the peer XPU `xpu` (lowest peer index), -1 when not a peer.
-  int queue_of(uint32_t xpu, unsigned vc) const;
+  /// Queue q = xpu*4 + vc of XPU `xpu`, -1 when the instance does not address it (xpu >= NumXpus, the own
+  /// id, or vc > 3).
+  int queue_of(uint32_t xpu, unsigned vc) const {
+    return xpu >= K_ || xpu == c_.own_xpuid || vc > 3 ? -1 : static_cast<int>(xpu * 4 + vc);
+  }
 
   // ---- inputs; each takes effect at an edge after the last one advance() processed (earlier times
   // are clamped to it)
   /// A command completed on the XPU transmit interface at edge `done` (visible to the scheduler
-  /// from done + 1). false: the queue has no free slot (the XPU overran its credits; dropped).
+  /// from done + 1). false: the queue has no free slot (the XPU overran its credits; cmd_overflow) or
+  /// is not one the instance addresses (beyond NumXpus or the own id, as the twin's err_dest; cmd_bad);
+  /// the command is dropped.
   bool submit(unsigned q, const NicCmd& cmd, Edge done);
   /// rx_credit_i[vc] pulsed at edge `at`.
   void rx_credit(unsigned vc, Edge at);
@@ -395,7 +401,7 @@ class Nic {
   uint32_t rec_ports_ = 0;    // bit p: port p holds accepted frames (rp_[p].rec not empty)
   unsigned n_rtx_ = 0;      // connections running a go-back-N (bits set in m_rtx_)
   uint32_t owe_ports_ = 0;  // bit p: some connection of port p owes an ACK/NACK (its words of m_owe_)
-  // Peer sets are bit sets of KW_ words (peer i: bit i mod 64 of word i / 64); connection sets of
+  // Peer sets (peer i = XPU id i) are bit sets of KW_ words (peer i: bit i mod 64 of word i / 64); connection sets of
   // CPW_ words per port (connection c = port * CP + peer * 4 + VC, CP a power of two >= 64, so a
   // port's connections are whole words and ascending c is ascending (port, peer, VC)).
   std::vector<uint64_t> unsent_;  // [VC * KW_ + w]: peers whose queue holds unsent commands
@@ -465,7 +471,6 @@ class Nic {
   std::array<std::vector<uint32_t>, 17> dfree_;  // [dsh]: free blocks of 2^dsh descriptors
   Desc& dsc(const Conn& C, uint16_t psn) { return desc_[C.desc + (psn & ((1u << C.dsh) - 1))]; }
   void desc_room(Conn& C);  // a block with room for PDU C.npsn
-  std::vector<int16_t> peer_lut_;   // [XPU]: its lowest peer index, -1 (empty: peer ids too large, a search)
   // outputs
   std::vector<NicFrame> out_frames_;
   std::vector<std::vector<NicCmd>> spare_;  // command vectors of frames unpacked or dropped, reused by start()
@@ -522,7 +527,6 @@ class Nic {
   // The helpers below are declared inline (some always_inline: one call site, or two on the hot
   // path) so that advance() is one function: the library is built with -fPIC, where a plain member
   // function may be interposed and is never inlined. They are defined and used in nic.cpp only.
-  inline int peer_of(uint32_t xpu) const;
   int64_t ser_ps(uint64_t bytes) const {
     return static_cast<int64_t>((bytes * 8000 + c_.port_gbps - 1) / c_.port_gbps);
   }
@@ -577,6 +581,10 @@ class Nic {
 // library (through the PLT, with its own frame) cost as much as their work.
 
 inline bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
+  if (q >= NQ_ || (q >> 2) == c_.own_xpuid) {  // no such destination
+    ++tcnt_[TxCnt::cmd_bad];
+    return false;
+  }
   Queue& Q = q_[q];
   if (Q.tail - Q.send >= QD_ || Q.tail - Q.head >= SD_) {  // the XPU overran its credits
     ++tcnt_[TxCnt::cmd_overflow];

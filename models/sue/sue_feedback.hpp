@@ -21,7 +21,7 @@ enum FbFo : uint32_t { kFoNone = 0, kFoReq = 1, kFoAck = 2 };
 /// One port's channel: the fb_*_o[p] outputs of sue_rx = the fb_*_i[p] inputs of sue_tx.
 struct Feedback {
   bool valid = false;     ///< fb_valid: a one-cycle event
-  uint32_t peer = 0;      ///< fb_peer (4 b): peer index of the frame's source
+  uint32_t peer = 0;      ///< fb_peer (10 b): the XPU id of the frame's source (= its peer index)
   uint32_t vc = 0;        ///< fb_vc (2 b): RH.vc
   uint32_t owe = 0;       ///< fb_owe (2 b): FbOwe
   uint32_t owe_psn = 0;   ///< fb_owe_psn (16 b): ACK/DUP exp-1, NACK exp, FO-REQ the answer

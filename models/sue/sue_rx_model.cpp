@@ -43,7 +43,7 @@ std::string RxParams::validate() const {
   if (profile > 1) return fmt::format("Profile={}: allowed 0 (SUE), 1 (SUE Lite)", profile);
   if (num_ports != 1 && num_ports != 2 && num_ports != 4)
     return fmt::format("NumPorts={}: allowed 1, 2, 4", num_ports);
-  if (num_peers < 1 || num_peers > 16) return fmt::format("NumPeers={}: allowed 1..16", num_peers);
+  if (num_xpus < 2 || num_xpus > 1024) return fmt::format("NumXpus={}: allowed 2..1024", num_xpus);
   if (data_w != 128 && data_w != 256 && data_w != 512 && data_w != 1024)
     return fmt::format("DataW={}: allowed 128, 256, 512, 1024", data_w);
   unsigned pack_max = lite() ? 1024 : 4096;
@@ -89,7 +89,6 @@ void RxModel::reset(const RxIn& in) {
   cfg_ = in.cfg;
   cfg_.own_xpuid &= 0x3ff;
   cfg_.partition &= 0x3ff;
-  for (auto& x : cfg_.peer_xpuid) x &= 0x3ff;
   for (auto& x : cfg_.rx_credits) x &= 0xff;
   for (auto& P : port_) {
     P.rd = P.wc = P.wr = 0;
@@ -194,13 +193,9 @@ uint32_t RxModel::verdict(unsigned p, const RxBeat& b, Verdict& v) const {
     t = s[3] >> 4;
     id = uint32_t(s[4]) << 8 | s[5];
   }
-  uint32_t peer = p_.num_peers;
-  for (uint32_t i = 0; i < p_.num_peers; ++i)
-    if (cfg_.peer_xpuid[i] == id) {
-      peer = i;
-      break;
-    }
-  if (peer == p_.num_peers) return RxCnt::drop_hdr;
+  // the source XPU id is the peer index: any id below NumXpus but the own one
+  const uint32_t peer = id < p_.num_xpus && id != cfg_.own_xpuid ? id : p_.num_xpus;
+  if (peer == p_.num_xpus) return RxCnt::drop_hdr;
   const uint32_t vc = t & 3;
   v.e = e, v.peer = peer, v.vc = vc;
   if (lite) {  // 3.5 Lite: commit
@@ -229,7 +224,7 @@ uint32_t RxModel::verdict(unsigned p, const RxBeat& b, Verdict& v) const {
     if (dead_q_[f] && !busy_f) {
       v.f.fo = kFoReq;
       v.f.fo_port = f;
-      v.f.owe_psn = (exp_[(f * p_.num_peers + peer) * 4 + vc] - 1) & 0xffff;
+      v.f.owe_psn = (exp_[(f * p_.num_xpus + peer) * 4 + vc] - 1) & 0xffff;
     } else {
       v.fb = false;
       return RxCnt::fo_req_deferred;  // fo_frames is counted by the caller too
@@ -242,7 +237,7 @@ uint32_t RxModel::verdict(unsigned p, const RxBeat& b, Verdict& v) const {
     v.f.rapsn = apsn;
     return RxCnt::fo_frames;
   }
-  const uint32_t c = (p * p_.num_peers + peer) * 4 + vc;
+  const uint32_t c = (p * p_.num_xpus + peer) * 4 + vc;
   const uint32_t d = (npsn - exp_[c]) & 0xffff;
   if (d == 0) {
     v.commit = true;
@@ -343,7 +338,7 @@ void RxModel::tick(const RxIn& in) {
       P.wr = P.wc;
     }
     if (!p_.lite() && v.fb && evf[p].fo == kFoNone) {
-      upd[p].c = (p * p_.num_peers + v.peer) * 4 + v.vc;
+      upd[p].c = (p * p_.num_xpus + v.peer) * 4 + v.vc;
       upd[p].accept = k == RxCnt::pdus_ok;
       upd[p].nack = evf[p].owe == kOweNack;
       if (upd[p].nack) ++cnt_[RxCnt::nack_owed];
@@ -386,7 +381,7 @@ void RxModel::tick(const RxIn& in) {
       out_.rx_data.fill(0);
       for (unsigned i = 0; i < f; ++i) out_.rx_data[i] = uacc_[20 + i];
       out_.rx_vc = mh.vc;
-      out_.rx_xpuid = cfg_.peer_xpuid[mh.peer];
+      out_.rx_xpuid = mh.peer;
       out_.rx_port = mh.port;
       consumed = 20 + f;
       take_cred[mh.vc] = 1;

@@ -29,7 +29,7 @@ constexpr unsigned kRxMetaDepth = 4;
 struct RxParams {
   unsigned profile = 0;         ///< Profile: 0 SUE, 1 SUE Lite
   unsigned num_ports = 1;       ///< NumPorts: 1, 2, 4
-  unsigned num_peers = 4;       ///< NumPeers: 1..16
+  unsigned num_xpus = 8;       ///< NumXpus: 2..1024 (as TxParams)
   unsigned data_w = 256;        ///< DataW: 128, 256, 512, 1024
   unsigned max_data = 256;      ///< MaxData: 1..min(16*DB, MaxPack-20)
   unsigned max_pack = 4096;     ///< MaxPack: 20+MaxData..4096 (SUE) / 1024 (Lite)
@@ -45,7 +45,7 @@ struct RxParams {
   // Derived (docs/sue.md "Parameters").
   bool lite() const { return profile == 1; }
   unsigned db() const { return data_w / 8; }                 ///< XPU bytes per beat
-  unsigned nc() const { return num_ports * num_peers * 4; }  ///< connections
+  unsigned nc() const { return num_ports * num_xpus * 4; }  ///< connections
   unsigned hdr_bytes() const { return lite() ? 6 : 14; }     ///< H
   unsigned o0() const { return lite() ? 6 : 22; }            ///< first op header in the stored stream
   unsigned max_frame_beats() const;                          ///< MaxFrameBeats
@@ -58,7 +58,6 @@ struct RxParams {
 /// cfg_*_i of sue_rx, sampled into registers at every edge with rst_ni low.
 struct RxCfg {
   uint32_t own_xpuid = 1;                   ///< cfg_own_xpuid_i (10 b)
-  std::array<uint32_t, 16> peer_xpuid{};    ///< cfg_peer_xpuid_i[i] (10 b each, NumPeers used)
   bool strict = false;                      ///< cfg_strict_i (not used by sue_rx)
   uint32_t partition = 0;                   ///< cfg_partition_i (10 b)
   std::array<uint32_t, 4> rx_credits{{8, 8, 8, 8}};  ///< cfg_rx_credits_i[v] (8 b each)

@@ -88,7 +88,7 @@ unsigned TxParams::max_frame_beats() const {
 std::string TxParams::validate() const {
   if (profile > 1) return bad("Profile", profile, "0 SUE, 1 SUE Lite");
   if (num_ports != 1 && num_ports != 2 && num_ports != 4) return bad("NumPorts", num_ports, "1, 2, 4");
-  if (num_peers < 1 || num_peers > 16) return bad("NumPeers", num_peers, "1..16");
+  if (num_xpus < 2 || num_xpus > 1024) return bad("NumXpus", num_xpus, "2..1024");
   if (data_w != 128 && data_w != 256 && data_w != 512 && data_w != 1024)
     return bad("DataW", data_w, "128, 256, 512, 1024");
   const unsigned lim = lite() ? 1024 : 4096;
@@ -136,7 +136,6 @@ void TxModel::fail(const std::string& what) {
 void TxModel::reset(const TxIn& in) {
   cfg_ = in.cfg;
   cfg_.own_xpuid &= 0x3ff;
-  for (auto& x : cfg_.peer_xpuid) x &= 0x3ff;
   cfg_.partition &= 0x3ff;
   cfg_.hop_count &= 0xff;
   for (auto& w : cfg_.vc_weight) w &= 0xf;
@@ -192,25 +191,13 @@ void TxModel::reset(const TxIn& in) {
   cfl_.assign(ncs, 0);
   tlist_.clear();
   tlist_.reserve(ncs);
-  m_rtx_ = m_owe_ = m_unfreed_ = m_busy_ = m_fo_ans_ = m_wait_ = m_mig_ = Mask{};
+  mw_ = (ncs + 63) / 64;
+  for (Mask* m : {&m_rtx_, &m_owe_, &m_unfreed_, &m_busy_, &m_fo_ans_, &m_wait_, &m_mig_}) m->assign(mw_, 0);
   held_.assign(nq, 0);
   migq_.assign(nq, 0);
   credit_.assign(nq, 0);
   crd_.assign(nq, 0);
   mrank_.assign(nq, 0);
-  // The peer-table assertion depends on cfg only: the first failing check in the order of the loop.
-  peer_fail_.clear();
-  for (unsigned i = 0; i < p_.num_peers && peer_fail_.empty(); ++i) {
-    if (cfg_.peer_xpuid[i] == cfg_.own_xpuid) {
-      peer_fail_ = "peer table holds the own XPU id";
-      break;
-    }
-    for (unsigned j = 0; j < i; ++j)
-      if (cfg_.peer_xpuid[i] == cfg_.peer_xpuid[j]) {
-        peer_fail_ = "peer table holds a duplicate";
-        break;
-      }
-  }
 }
 
 namespace {
@@ -224,7 +211,7 @@ void TxModel::tick(const TxIn& in) {
     return;
   }
   const uint64_t now = ++now_;
-  const unsigned NP = p_.num_ports, NPe = p_.num_peers, QD = p_.qdepth, W = p_.window, DB = p_.db();
+  const unsigned NP = p_.num_ports, NPe = p_.num_xpus, QD = p_.qdepth, W = p_.window, DB = p_.db();
   const unsigned NQ = p_.nq(), NC = p_.nc();
   const unsigned CPP = NPe * 4;  // connections per port
   const bool lite = p_.lite();
@@ -320,7 +307,7 @@ void TxModel::tick(const TxIn& in) {
     for (unsigned p = 0; p < NP; ++p) {
       const Feedback& fb = in.fb[p];
       if (!fb.valid) continue;
-      const uint32_t peer = fb.peer & 0xf, vc = fb.vc & 3, owe = fb.owe & 3, owe_psn = fb.owe_psn & 0xffff;
+      const uint32_t peer = fb.peer & 0x3ff, vc = fb.vc & 3, owe = fb.owe & 3, owe_psn = fb.owe_psn & 0xffff;
       const uint32_t rop = fb.rop & 3, rapsn = fb.rapsn & 0xffff, fo = fb.fo & 3, f = fb.fo_port & 3;
       if (peer >= NPe) continue;  // no such peer: the event is ignored
       if (live[p]) {
@@ -417,7 +404,7 @@ void TxModel::tick(const TxIn& in) {
     // before rto_lb_, so the connections are only visited from then on.
     if (now >= rto_lb_) {
       uint64_t lb = ~0ull;
-      for (unsigned w = 0; w < 4; ++w)
+      for (unsigned w = 0; w < mw_; ++w)
         for (uint64_t bits = m_busy_[w]; bits; bits &= bits - 1) {
           const unsigned c = w * 64 + __builtin_ctzll(bits);
           if (c >= NC) break;
@@ -433,7 +420,7 @@ void TxModel::tick(const TxIn& in) {
       rto_lb_ = lb;
     }
     if (many(m_wait_)) {
-      for (unsigned w = 0; w < 4; ++w)
+      for (unsigned w = 0; w < mw_; ++w)
         for (uint64_t bits = m_wait_[w]; bits; bits &= bits - 1) {
           const unsigned c = w * 64 + __builtin_ctzll(bits);
           const uint32_t tq = pre(c).fo_tmr;
@@ -476,7 +463,7 @@ void TxModel::tick(const TxIn& in) {
   auto port_sel = [&](unsigned q) -> int {
     const unsigned i = q / 4, v = q % 4;
     if (cfg_.strict) {
-      const unsigned b = pin_base(cfg_.own_xpuid, cfg_.peer_xpuid[i], v, NP);
+      const unsigned b = pin_base(cfg_.own_xpuid, i, v, NP);
       for (unsigned k = 0; k < NP; ++k) {
         const unsigned p = (b + k) % NP;
         if (live[p]) return cand(p, i, v) ? static_cast<int>(p) : -1;
@@ -531,7 +518,7 @@ void TxModel::tick(const TxIn& in) {
   if (!lite && any_ok_port) {
     // 1. FO-ACK
     if (fo_port >= 0)
-      for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+      for (unsigned w = 0; w < mw_ && job_port < 0; ++w)
         for (uint64_t bits = m_fo_ans_[w]; bits && job_port < 0; bits &= bits - 1) {
           const unsigned c = w * 64 + __builtin_ctzll(bits);
           const unsigned v = c % 4;
@@ -545,7 +532,7 @@ void TxModel::tick(const TxIn& in) {
         }
     // 2. FO-REQ
     if (fo_port >= 0)
-      for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+      for (unsigned w = 0; w < mw_ && job_port < 0; ++w)
         for (uint64_t bits = m_wait_[w]; bits && job_port < 0; bits &= bits - 1) {
           const unsigned c = w * 64 + __builtin_ctzll(bits);
           const unsigned v = c % 4;
@@ -559,7 +546,7 @@ void TxModel::tick(const TxIn& in) {
           count(TxCnt::fo_req_sent);
         }
     // 3. RTX
-    for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+    for (unsigned w = 0; w < mw_ && job_port < 0; ++w)
       for (uint64_t bits = m_rtx_[w]; bits && job_port < 0; bits &= bits - 1) {
         const unsigned c = w * 64 + __builtin_ctzll(bits);
         const unsigned p = c / CPP, v = c % 4;
@@ -580,7 +567,7 @@ void TxModel::tick(const TxIn& in) {
         count(TxCnt::pdus_rtx);
       }
     // 4. ACK-only
-    for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+    for (unsigned w = 0; w < mw_ && job_port < 0; ++w)
       for (uint64_t bits = m_owe_[w]; bits && job_port < 0; bits &= bits - 1) {
         const unsigned c = w * 64 + __builtin_ctzll(bits);
         const unsigned p = c / CPP, v = c % 4;
@@ -599,7 +586,7 @@ void TxModel::tick(const TxIn& in) {
         count(TxCnt::ack_only);
       }
     // 5. MIGRATE
-    for (unsigned w = 0; w < 4 && job_port < 0; ++w)
+    for (unsigned w = 0; w < mw_ && job_port < 0; ++w)
       for (uint64_t bits = m_mig_[w]; bits && job_port < 0; bits &= bits - 1) {
         const unsigned c = w * 64 + __builtin_ctzll(bits);
         const Conn& x = pre(c);
@@ -778,7 +765,7 @@ void TxModel::tick(const TxIn& in) {
     };
     // n bytes of data beat j of slot si at ch[at] (a slot never written holds zeros: ch is 0).
     auto data_bytes = [&](uint32_t si, uint32_t j, uint32_t n, uint32_t at) {
-      if (data_.empty()) return;
+      if (size_t(si + 1) * SB > data_.size()) return;  // beyond what was ever written: zeros
       const uint8_t* src = data_.data() + size_t(si) * SB + j * DB;
       std::copy(src, src + n, ch.begin() + at);
     };
@@ -802,7 +789,7 @@ void TxModel::tick(const TxIn& in) {
     };
     switch (phase_q) {
       case kPhHdr: {
-        const uint32_t peer = cfg_.peer_xpuid[J.i], own = cfg_.own_xpuid;
+        const uint32_t peer = J.i, own = cfg_.own_xpuid;
         if (!lite) {
           const uint8_t h[22] = {0x02,
                                  static_cast<uint8_t>(J.i * 4 + J.v),
@@ -924,7 +911,10 @@ void TxModel::tick(const TxIn& in) {
     const uint32_t dlen = (uint32_t(in.tx_control[1]) << 4) | (in.tx_control[2] >> 4);
     Ingress I = in_;
     auto write_beat = [&](uint32_t si, uint32_t beat) {
-      if (data_.empty()) data_.assign(size_t(POOL) * SB, 0);
+      // data_ grows with the highest slot written (slots are allocated from 0 up, then recycled), not
+      // to Pool * SB at once: at NumXpus 64 the default Pool is 32,768 slots, mostly never used.
+      if (size_t(si + 1) * SB > data_.size())
+        data_.resize(std::min(size_t(POOL) * SB, std::max(2 * data_.size(), size_t(si + 1) * SB)), 0);
       std::copy(in.tx_data.begin(), in.tx_data.begin() + DB, data_.begin() + size_t(si) * SB + beat * DB);
     };
     auto alloc = [&]() -> uint32_t {
@@ -949,12 +939,8 @@ void TxModel::tick(const TxIn& in) {
           err_cmd_ = true;
         } else {
           const uint32_t nb = valid == 2 ? (dlen + DB - 1) / DB : 0;
-          int peer = -1;
-          for (unsigned i = 0; i < NPe; ++i)
-            if (cfg_.peer_xpuid[i] == xid) {
-              peer = static_cast<int>(i);
-              break;
-            }
+          // the destination XPU id is the peer index: any id below NumXpus but the own one
+          const int peer = xid < NPe && xid != cfg_.own_xpuid ? static_cast<int>(xid) : -1;
           const unsigned q = peer >= 0 ? peer * 4 + vc : 0;
           const bool full = peer >= 0 && ((q_[q].tail - q_[q].crd) & pmask) == QD;
           if (peer < 0 || full) {
@@ -1028,7 +1014,7 @@ void TxModel::tick(const TxIn& in) {
     for (unsigned p = 0; p < NP; ++p) {
       const unsigned lo = p * CPP, hi = lo + CPP;
       int found = -1;
-      for (unsigned w = lo >> 6; w < 4 && w * 64 < hi && found < 0; ++w) {
+      for (unsigned w = lo >> 6; w < mw_ && w * 64 < hi && found < 0; ++w) {
         uint64_t bits = m_unfreed_[w];
         if (w * 64 < lo) bits &= ~0ull << (lo - w * 64);
         if (!bits) continue;
@@ -1155,7 +1141,6 @@ void TxModel::tick(const TxIn& in) {
   out_.err_cmd = err_cmd_, out_.err_dest = err_dest_, out_.err_overflow = err_overflow_;
   out_.err_no_port = err_no_port_;
   out_.cnt = cnt_;
-  if (!peer_fail_.empty()) fail(peer_fail_);
 }
 
 }  // namespace sue

@@ -37,7 +37,8 @@ constexpr unsigned kPoolInFlight = 3072;
 struct TxParams {
   unsigned profile = 0;         ///< Profile: 0 SUE, 1 SUE Lite
   unsigned num_ports = 1;       ///< NumPorts: 1, 2, 4
-  unsigned num_peers = 4;       ///< NumPeers: 1..16
+  unsigned num_xpus = 8;       ///< NumXpus: 2..1024 (the twin; a compiled RTL variant: its own bound). Peer = XPU id:
+                                ///< queue {XPU x, VC v} = x*4 + v, connection {port p, x, v} = (p*NumXpus + x)*4 + v
   unsigned data_w = 256;        ///< DataW: 128, 256, 512, 1024
   unsigned max_data = 256;      ///< MaxData: 1..min(16*DB, MaxPack-20)
   unsigned max_pack = 4096;     ///< MaxPack: 20+MaxData..4096 (SUE) / 1024 (Lite)
@@ -54,10 +55,10 @@ struct TxParams {
   // Derived (docs/sue.md "Parameters").
   bool lite() const { return profile == 1; }
   unsigned db() const { return data_w / 8; }                 ///< XPU bytes per beat
-  unsigned nq() const { return num_peers * 4; }              ///< queues
-  unsigned nc() const { return num_ports * num_peers * 4; }  ///< connections
+  unsigned nq() const { return num_xpus * 4; }              ///< queues
+  unsigned nc() const { return num_ports * num_xpus * 4; }  ///< connections
   /// Default Pool: NQ*QDepth (the credited commands) + kPoolInFlight sent ones, rounded up to a power of 2
-  /// (4096 at NumPeers 1..4, QDepth 64; docs/sue.md "Retransmit store and sizing").
+  /// (4096 at NumXpus 1..4, QDepth 64; docs/sue.md "Retransmit store and sizing").
   unsigned pool_default() const;
   /// Pool: command slots shared by all NQ queues (queued + sent, unacknowledged), power of 2,
   /// >= pool_min(); each queue is a linked list through it (docs/sue.md "Retransmit store").
@@ -78,7 +79,6 @@ struct TxParams {
 /// cfg_*_i of sue_tx, sampled into registers at every edge with rst_ni low.
 struct TxCfg {
   uint32_t own_xpuid = 1;                          ///< cfg_own_xpuid_i (10 b)
-  std::array<uint32_t, 16> peer_xpuid{};           ///< cfg_peer_xpuid_i[i] (10 b each, NumPeers used)
   bool strict = false;                             ///< cfg_strict_i
   uint32_t partition = 0;                          ///< cfg_partition_i (10 b)
   uint32_t hop_count = 0;                          ///< cfg_hop_count_i (8 b)
@@ -239,11 +239,15 @@ class TxModel {
     }
     return conn_[c];
   }
-  using Mask = std::array<uint64_t, 4>;  // one bit per connection (NC <= 256)
+  using Mask = std::vector<uint64_t>;  // one bit per connection, mw_ words
   static void mset(Mask& m, unsigned c, bool b) {
     if (b) m[c >> 6] |= 1ull << (c & 63); else m[c >> 6] &= ~(1ull << (c & 63));
   }
-  static bool many(const Mask& m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
+  static bool many(const Mask& m) {
+    for (const uint64_t w : m)
+      if (w) return true;
+    return false;
+  }
 
   TxParams p_;
   TxCfg cfg_;
@@ -283,8 +287,8 @@ class TxModel {
   // Per-queue scratch.
   std::vector<uint8_t> held_, migq_, credit_, crd_;
   std::vector<uint32_t> mrank_;
-  std::string peer_fail_;
-  uint64_t ack_by_count_ = 0;             // the peer-table assertion (cfg is sampled at reset only)
+  uint64_t ack_by_count_ = 0;             // ACK-only frames sent by the count before the delay
+  unsigned mw_ = 0;                       // words of a Mask: ceil(NC / 64)
 };
 
 }  // namespace sue

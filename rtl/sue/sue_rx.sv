@@ -30,7 +30,7 @@
 module sue_rx #(
   parameter int Profile    = 0,
   parameter int NumPorts   = 1,
-  parameter int NumPeers   = 4,
+  parameter int NumXpus    = 8,     // XPU ids 0..NumXpus-1 this instance accepts frames from (peer = XPU id)
   parameter int DataW      = 256,
   parameter int MaxData    = 256,
   parameter int MaxPack    = (Profile == 0) ? 4096 : 1024,
@@ -44,7 +44,6 @@ module sue_rx #(
   input  logic                                  rst_ni,
   // configuration, sampled on reset edges
   input  logic [9:0]                            cfg_own_xpuid_i,
-  input  logic [NumPeers*10-1:0]                cfg_peer_xpuid_i,
   input  logic                                  cfg_strict_i,
   input  logic [9:0]                            cfg_partition_i,
   input  logic [4*8-1:0]                        cfg_rx_credits_i,
@@ -68,7 +67,7 @@ module sue_rx #(
   input  logic [3:0]                            rx_credit_i,
   // feedback to sue_tx
   output logic [NumPorts-1:0]                   fb_valid_o,
-  output logic [NumPorts*4-1:0]                 fb_peer_o,
+  output logic [NumPorts*10-1:0]                fb_peer_o,
   output logic [NumPorts*2-1:0]                 fb_vc_o,
   output logic [NumPorts*2-1:0]                 fb_owe_o,
   output logic [NumPorts*16-1:0]                fb_owe_psn_o,
@@ -77,8 +76,8 @@ module sue_rx #(
   output logic [NumPorts*2-1:0]                 fb_fo_o,
   output logic [NumPorts*2-1:0]                 fb_fo_port_o,
   // observability
-  output logic [NumPorts*NumPeers*4*16-1:0]     conn_exp_o,
-  output logic [NumPorts*NumPeers*4-1:0]        conn_nacked_o,
+  output logic [NumPorts*NumXpus*4*16-1:0]      conn_exp_o,
+  output logic [NumPorts*NumXpus*4-1:0]         conn_nacked_o,
   output logic [NumPorts*($clog2(RxBufBeats)+1)-1:0] buf_rows_o,
   output logic [NumPorts*($clog2(RxFrames)+1)-1:0]   rec_count_o,
   output logic [4*8-1:0]                        cred_o,
@@ -106,7 +105,8 @@ module sue_rx #(
 
   // ---------------------------------------------------------------- constants
   localparam int DB    = DataW / 8;                         // XPU bytes per beat
-  localparam int NC    = NumPorts * NumPeers * 4;           // connections
+  localparam int NC    = NumPorts * NumXpus * 4;            // connections
+  localparam int PIW   = $clog2(NumXpus);                   // peer (= XPU id) index bits
   localparam int CW    = $clog2(NC);                        // connection index bits
   localparam int O0    = (Profile == sue_pkg::ProfSue) ? sue_pkg::Op0Sue : sue_pkg::Op0Lite;  // first op header (stored)
   localparam int FLen  = (Profile == 0) ? (26 + MaxPack) : (6 + MaxPack);
@@ -124,7 +124,7 @@ module sue_rx #(
   localparam int ACCR  = 20 + DB + RDB;                     // unpacker accumulator bytes
   localparam int RNW   = $clog2(RDB + 1);                   // read-stage fill
   localparam int UW    = $clog2(ACCR + 1);                  // accumulator fill
-  localparam int RecW  = AW + BW + OW + 4 + 2;              // {row0, nrows, E, peer, vc}
+  localparam int RecW  = AW + BW + OW + PIW + 2;              // {row0, nrows, E, peer, vc}
   localparam int NCnt  = sue_pkg::RxNumCnt;
 
   // ---------------------------------------------------------------- parameter checks
@@ -132,7 +132,7 @@ module sue_rx #(
   initial begin
     if (Profile < 0 || Profile > 1) $fatal(1, "sue_rx: Profile=%0d: allowed 0 (SUE), 1 (SUE Lite)", Profile);
     if (NumPorts != 1 && NumPorts != 2 && NumPorts != 4) $fatal(1, "sue_rx: NumPorts=%0d: allowed 1, 2, 4", NumPorts);
-    if (NumPeers < 1 || NumPeers > 16) $fatal(1, "sue_rx: NumPeers=%0d: allowed 1..16", NumPeers);
+    if (NumXpus < 2 || NumXpus > 1024) $fatal(1, "sue_rx: NumXpus=%0d: allowed 2..1024", NumXpus);
     if (DataW != 128 && DataW != 256 && DataW != 512 && DataW != 1024) $fatal(1, "sue_rx: DataW=%0d: allowed 128, 256, 512, 1024", DataW);
     if (MaxPack > ((Profile == 0) ? 4096 : 1024) || MaxPack < 20 + MaxData)
       $fatal(1, "sue_rx: MaxPack=%0d: allowed 20+MaxData..4096 (SUE) / 1024 (Lite)", MaxPack);
@@ -179,13 +179,11 @@ module sue_rx #(
 
   // ---------------------------------------------------------------- cfg registers
   logic [9:0]                own_q, part_q;
-  logic [NumPeers*10-1:0]    peer_q;     // peer i in [10i +: 10]
   logic [4*8-1:0]            credmax_q;  // VC v in [8v +: 8]
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       own_q     <= cfg_own_xpuid_i;
       part_q    <= cfg_partition_i;
-      peer_q    <= cfg_peer_xpuid_i;
       credmax_q <= cfg_rx_credits_i;
     end
   end
@@ -292,7 +290,7 @@ module sue_rx #(
     logic [OW-1:0]         eoff;
     // header fields
     logic [9:0]            id;
-    logic [3:0]            peer;
+    logic [PIW-1:0]        peer;
     logic                  peer_ok, hdr_ok;
     logic [3:0]            tcls;
     logic [1:0]            vc, rop, f;
@@ -495,12 +493,9 @@ module sue_rx #(
               hdr_ok = hb[0 +: 8] == 8'h22 && hb[8 +: 8] == {6'b0, own_q[9:8]} && hb[16 +: 8] == own_q[7:0] &&
                        hb[27:24] == 4'h2 && hb[31:30] == 2'b0 && hb[39:34] == 6'b0;
             end
-            for (int i = NumPeers - 1; i >= 0; i--) begin
-              if (peer_q[i*10 +: 10] == id) begin
-                peer_ok = 1'b1;
-                peer = 4'(i);
-              end
-            end
+            // the source XPU id is the peer index: any id below NumXpus but the own one
+            peer_ok = (32'(id) < NumXpus) && (id != own_q);
+            peer = peer_ok ? PIW'(id) : '0;
             vc = tcls[1:0];
             rop = hb[117:116];
             npsn = {hb[128 +: 8], hb[136 +: 8]};
@@ -513,8 +508,8 @@ module sue_rx #(
                        hb[151:150] == vc && {hb[145:144], hb[152 +: 8]} == part_q &&
                        (!fo || (w_empty_d && !rop[1] && !rsvd[2] && {1'b0, f} < 3'(NumPorts)));
             end
-            c_here = CW'((gp * NumPeers + 32'(peer)) * 4 + 32'(vc));
-            c_fo   = CW'((32'(f) * NumPeers + 32'(peer)) * 4 + 32'(vc));
+            c_here = CW'((gp * NumXpus + 32'(peer)) * 4 + 32'(vc));
+            c_fo   = CW'((32'(f) * NumXpus + 32'(peer)) * 4 + 32'(vc));
             if (err_i) vk = 5'(sue_pkg::RxDropMac);
             else if (mal) vk = 5'(sue_pkg::RxDropMal);
             else if (Profile == 0 && (crc_d ^ 32'hFFFFFFFF) != rc_d) vk = 5'(sue_pkg::RxDropRcrc);
@@ -667,7 +662,7 @@ module sue_rx #(
     // feedback register (SUE only)
     if (Profile == 0) begin : g_fb
       logic       fbv_q;
-      logic [3:0] fb_peer_q;
+      logic [9:0] fb_peer_q;
       logic [1:0] fb_vc_q, fb_owe_q, fb_rop_q, fb_fo_q, fb_fo_port_q;
       logic [15:0] fb_owe_psn_q, fb_rapsn_q;
       always_ff @(posedge clk_i) begin
@@ -684,7 +679,7 @@ module sue_rx #(
         end else begin
           fbv_q <= fbv_d;
           if (fbv_d) begin
-            fb_peer_q <= peer;
+            fb_peer_q <= 10'(peer);
             fb_vc_q <= vc;
             fb_owe_q <= fb_owe_d;
             fb_rop_q <= fb_rop_d;
@@ -696,7 +691,7 @@ module sue_rx #(
         end
       end
       assign fb_valid_o[gp] = fbv_q;
-      assign fb_peer_o[gp*4 +: 4] = fb_peer_q;
+      assign fb_peer_o[gp*10 +: 10] = fb_peer_q;
       assign fb_vc_o[gp*2 +: 2] = fb_vc_q;
       assign fb_owe_o[gp*2 +: 2] = fb_owe_q;
       assign fb_owe_psn_o[gp*16 +: 16] = fb_owe_psn_q;
@@ -708,7 +703,7 @@ module sue_rx #(
       logic unused_fb;
       assign unused_fb = ^{fbv_d, fb_owe_d, fb_rop_d, fb_fo_d, fb_fo_port_d, fb_owe_psn_d, fb_rapsn_d};
       assign fb_valid_o[gp] = 1'b0;
-      assign fb_peer_o[gp*4 +: 4] = '0;
+      assign fb_peer_o[gp*10 +: 10] = '0;
       assign fb_vc_o[gp*2 +: 2] = '0;
       assign fb_owe_o[gp*2 +: 2] = '0;
       assign fb_owe_psn_o[gp*16 +: 16] = '0;
@@ -735,11 +730,11 @@ module sue_rx #(
         nacked_q <= '0;
       end else begin
         for (int c = 0; c < NC; c++) begin
-          // connection c belongs to port c / (NumPeers*4)
-          if (acc_ev[c / (NumPeers * 4)] && cidx[(c / (NumPeers * 4))*CW +: CW] == CW'(c)) begin
+          // connection c belongs to port c / (NumXpus*4)
+          if (acc_ev[c / (NumXpus * 4)] && cidx[(c / (NumXpus * 4))*CW +: CW] == CW'(c)) begin
             exp_q[c*16 +: 16] <= exp_q[c*16 +: 16] + 16'd1;
             nacked_q[c] <= 1'b0;
-          end else if (nack_ev[c / (NumPeers * 4)] && cidx[(c / (NumPeers * 4))*CW +: CW] == CW'(c)) begin
+          end else if (nack_ev[c / (NumXpus * 4)] && cidx[(c / (NumXpus * 4))*CW +: CW] == CW'(c)) begin
             nacked_q[c] <= 1'b1;
           end
         end
@@ -757,7 +752,7 @@ module sue_rx #(
   // ---------------------------------------------------------------- unpacker
   // frames held (pick order), FIFO of MQ entries: head = the frame being output, the newest = the fetcher's
   logic [MQ*2-1:0]       mport_q, mvc_q;
-  logic [MQ*4-1:0]       mpeer_q;
+  logic [MQ*PIW-1:0]     mpeer_q;
   logic [MQ*BW-1:0]      mnr_q;
   logic [1:0]            mh_q, mh_d, mt;       // head index, tail index
   logic [2:0]            mc_q, mc_d;           // entries
@@ -788,9 +783,9 @@ module sue_rx #(
   // next-state
   logic                  uphase_d, ulast_d, out_ld, ends, pick, cmd_end, stop;
   logic [1:0]            rr_d, pk, hport, hvc;
-  logic [3:0]            hpeer;
+  logic [PIW-1:0]        hpeer;
   logic [MQ*2-1:0]       mport_d, mvc_d;
-  logic [MQ*4-1:0]       mpeer_d;
+  logic [MQ*PIW-1:0]     mpeer_d;
   logic [MQ*BW-1:0]      mnr_d;
   logic [2:0]            mc_pop;
   logic [3:0]            uk_d;
@@ -813,7 +808,7 @@ module sue_rx #(
   logic [AW-1:0]         hrow0;
   logic [BW-1:0]         hnrows;
   logic [OW-1:0]         he;
-  logic [3:0]            hpk;
+  logic [PIW-1:0]        hpk;
   logic [1:0]            hvk;
 
   logic unused_hh;  // op header reserved bits (checked by the walk); ends (read by the assertions)
@@ -821,7 +816,7 @@ module sue_rx #(
   assign uraddr = frow0_q + AW'(fnext_q);
   assign hport = mport_q[32'(mh_q)*2 +: 2];
   assign hvc = mvc_q[32'(mh_q)*2 +: 2];
-  assign hpeer = mpeer_q[32'(mh_q)*4 +: 4];
+  assign hpeer = mpeer_q[32'(mh_q)*PIW +: PIW];
   assign pop_nrows = mnr_q[32'(mh_q)*BW +: BW];
   // uin4: the held frames of each port
   logic [1:0] mrel;  // entry e's place in the FIFO, (e - head) mod MQ
@@ -987,7 +982,7 @@ module sue_rx #(
         fnext_d = '0;
         mport_d[32'(mt)*2 +: 2] = pk;
         mvc_d[32'(mt)*2 +: 2] = hvk;
-        mpeer_d[32'(mt)*4 +: 4] = hpk;
+        mpeer_d[32'(mt)*PIW +: PIW] = hpk;
         mnr_d[32'(mt)*BW +: BW] = hnrows;
         mc_d = mc_pop + 3'd1;
         rr_d = 2'((32'(pk) + 1) % NumPorts);
@@ -1063,7 +1058,7 @@ module sue_rx #(
         rx_cycle_q <= rx_cycle_d;
         rx_vc_q <= hvc;
         rx_port_q <= hport;
-        rx_xpuid_q <= peer_q[32'(hpeer)*10 +: 10];
+        rx_xpuid_q <= 10'(hpeer);
         rx_ctl_q <= rx_ctl_d;
         rx_data_q <= rx_data_d;
       end

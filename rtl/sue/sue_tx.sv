@@ -27,7 +27,7 @@
 module sue_tx #(
   parameter int Profile    = 0,
   parameter int NumPorts   = 1,
-  parameter int NumPeers   = 4,
+  parameter int NumXpus    = 8,     // XPU ids 0..NumXpus-1 this instance addresses (peer = XPU id)
   parameter int DataW      = 256,
   parameter int MaxData    = 256,
   parameter int MaxPack    = (Profile == 0) ? 4096 : 1024,
@@ -38,10 +38,10 @@ module sue_tx #(
   parameter int CntW       = 32,
   // command slots shared by all queues (queued + sent, unacknowledged): NQ*QDepth reserved for credited
   // commands + 3,072 sent ones (800 Gb/s x 2.5 us of 64-byte commands), rounded up to a power of 2
-  parameter int Pool       = 1 << $clog2(NumPeers * 4 * QDepth + 3072),
+  parameter int Pool       = 1 << $clog2(NumXpus * 4 * QDepth + 3072),
   // derived (do not override)
-  parameter int NQ         = NumPeers * 4,
-  parameter int NC         = NumPorts * NumPeers * 4,
+  parameter int NQ         = NumXpus * 4,
+  parameter int NC         = NumPorts * NumXpus * 4,
   parameter int PW         = $clog2(Pool) + 1,   // slot counts (q_count_o) and command counts
   parameter int IW         = $clog2(Window) + 1
 ) (
@@ -49,7 +49,6 @@ module sue_tx #(
   input  logic                     rst_ni,
   // configuration, sampled on reset edges
   input  logic [9:0]               cfg_own_xpuid_i,
-  input  logic [NumPeers*10-1:0]   cfg_peer_xpuid_i,
   input  logic                     cfg_strict_i,
   input  logic [9:0]               cfg_partition_i,
   input  logic [7:0]               cfg_hop_count_i,
@@ -72,7 +71,7 @@ module sue_tx #(
   input  logic [NumPorts-1:0]      port_up_i,
   // feedback from sue_rx
   input  logic [NumPorts-1:0]      fb_valid_i,
-  input  logic [NumPorts*4-1:0]    fb_peer_i,
+  input  logic [NumPorts*10-1:0]   fb_peer_i,
   input  logic [NumPorts*2-1:0]    fb_vc_i,
   input  logic [NumPorts*2-1:0]    fb_owe_i,
   input  logic [NumPorts*16-1:0]   fb_owe_psn_i,
@@ -137,7 +136,9 @@ module sue_tx #(
   localparam int CSW     = $clog2(CH + 1);                 // chunk size and offset bits (7 up to DB 64, 8 at DB 128)
   localparam int CIW     = $clog2(NC);                     // connection index bits
   localparam int QIW     = $clog2(NQ);                     // queue index bits
-  localparam int NPC     = NumPeers * 4;                   // connections per port
+  localparam int NPC     = NumXpus * 4;                    // connections per port
+  localparam int PIW     = $clog2(NumXpus);                // peer (= XPU id) index bits
+  localparam int PIW1    = PIW + 1;
   localparam int HB      = (Profile == sue_pkg::ProfSue) ? sue_pkg::HdrSue : sue_pkg::HdrLite;        // H
   localparam int PackLim = (Profile == sue_pkg::ProfSue) ? sue_pkg::PackLimSue : sue_pkg::PackLimLite;
   localparam int FrLen   = (Profile == 0) ? (HB + 8 + MaxPack + 4) : (HB + MaxPack);
@@ -156,7 +157,7 @@ module sue_tx #(
   initial begin
     if (Profile != 0 && Profile != 1) $fatal(1, "sue_tx: Profile=%0d not allowed (allowed: 0 SUE, 1 SUE Lite)", Profile);
     if (NumPorts != 1 && NumPorts != 2 && NumPorts != 4) $fatal(1, "sue_tx: NumPorts=%0d not allowed (allowed: 1, 2, 4)", NumPorts);
-    if (NumPeers < 1 || NumPeers > 16) $fatal(1, "sue_tx: NumPeers=%0d not allowed (allowed: 1..16)", NumPeers);
+    if (NumXpus < 2 || NumXpus > 1024) $fatal(1, "sue_tx: NumXpus=%0d not allowed (allowed: 2..1024)", NumXpus);
     if (DataW != 128 && DataW != 256 && DataW != 512 && DataW != 1024) $fatal(1, "sue_tx: DataW=%0d not allowed (allowed: 128, 256, 512, 1024)", DataW);
     if (MaxPack > PackLim || MaxPack < 20 + MaxData) $fatal(1, "sue_tx: MaxPack=%0d not allowed (allowed: %0d..%0d)", MaxPack, 20 + MaxData, PackLim);
     if (MaxData < 1 || MaxData > 16 * DB) $fatal(1, "sue_tx: MaxData=%0d not allowed (allowed: 1..min(16*DB, MaxPack-20))", MaxData);
@@ -199,7 +200,6 @@ module sue_tx #(
   // ---------------------------------------------------------------- registers (common)
   // configuration
   logic [9:0]              own_q;
-  logic [NumPeers*10-1:0]  peer_q;
   logic                    strict_q;
   logic [9:0]              part_q;
   logic [7:0]              hop_q;
@@ -237,7 +237,7 @@ module sue_tx #(
   // builders
   logic [NumPorts-1:0]     busy_q, busy_d;
   logic [NumPorts-1:0]     jk_q, jk_d;              // 1: empty PDU
-  logic [NumPorts*4-1:0]   ji_q, ji_d;
+  logic [NumPorts*PIW-1:0] ji_q, ji_d;
   logic [NumPorts*2-1:0]   jv_q, jv_d;
   logic [NumPorts*16-1:0]  jpsn_q, jpsn_d;
   logic [NumPorts*QB-1:0]  jfirst_q, jfirst_d;
@@ -260,7 +260,7 @@ module sue_tx #(
   // scheduler
   logic [1:0]              wrr_vc_q, wrr_vc_d;
   logic [3:0]              wrr_cnt_q, wrr_cnt_d;
-  logic [15:0]             rr_q, rr_d;              // rr_peer[v], 4 b each
+  logic [4*PIW-1:0]        rr_q, rr_d;              // rr_peer[v], PIW b each
   // ports
   logic [NumPorts-1:0]     dead_q, dead_d;
   // outputs
@@ -283,7 +283,7 @@ module sue_tx #(
   logic [NQ*2-1:0]         psel_port;
   logic                    new_hit;
   logic [1:0]              new_v, new_t;
-  logic [3:0]              new_i;
+  logic [PIW-1:0]          new_i;
   logic [QIW-1:0]          new_q;
   logic [PW-1:0]           new_n;
   logic [12:0]             new_P;
@@ -295,7 +295,7 @@ module sue_tx #(
   logic [CIW-1:0]          s_c, s_c2;   // the connection; MIGRATE: the target connection
   logic [1:0]              s_port;
   logic                    s_jk;
-  logic [3:0]              s_ji;
+  logic [PIW-1:0]          s_ji;
   logic [1:0]              s_jv;
   logic [15:0]             s_jpsn;
   logic [QB-1:0]           s_jfirst;
@@ -352,7 +352,7 @@ module sue_tx #(
   // senders of an incast, and the two VCs of a pair over the ports.
   function automatic logic [1:0] pin_base(input int q);
     logic [1:0] h;  // the low two bits of the 10-bit sum (NumPorts divides 4); yosys 0.23: no `return`
-    h = own_q[1:0] + peer_q[(q/4)*10 +: 2] + 2'(q%4);
+    h = own_q[1:0] + 2'(q/4) + 2'(q%4);
     pin_base = h & 2'(NumPorts - 1);
   endfunction
   logic [NumPorts-1:0] c2_cand;
@@ -361,7 +361,7 @@ module sue_tx #(
   logic [23:0]         c2_bestb;
   logic [NQ-1:0]       startable;
   logic [1:0]          c2_v, c2_vk;
-  logic [4:0]          c2_i;
+  logic [PIW:0]        c2_i;
   logic                c2_stop;
   logic [15:0]         c2_sum;
   logic [11:0]         c2_dl;
@@ -374,7 +374,7 @@ module sue_tx #(
     c2_room   = (sheld_q >= PW'(HMax)) ? '0 : PW'(HMax) - sheld_q;
     for (int q = 0; q < NQ; q++) begin
       for (int p = 0; p < NumPorts; p++) begin
-        c2_cand[p] = okpv[p*4 + q%4] && ((Profile == 1) || cwin[(p*NumPeers + q/4)*4 + q%4]);
+        c2_cand[p] = okpv[p*4 + q%4] && ((Profile == 1) || cwin[(p*NumXpus + q/4)*4 + q%4]);
       end
       c2_found = 1'b0;
       c2_best  = '0;
@@ -407,7 +407,7 @@ module sue_tx #(
     c2_v    = '0;
     for (int k = 3; k >= 0; k--) begin
       c2_vk = wrr_vc_q + 2'(k);
-      for (int i = 0; i < NumPeers; i++) begin
+      for (int i = 0; i < NumXpus; i++) begin
         if (startable[i*4 + 32'(c2_vk)]) begin
           new_hit = 1'b1;
           c2_v    = c2_vk;
@@ -416,14 +416,14 @@ module sue_tx #(
     end
     new_v = c2_v;
     new_i = '0;
-    for (int k = NumPeers - 1; k >= 0; k--) begin
-      c2_i = 5'(rr_q[c2_v*4 +: 4]) + 5'(k);
-      if (c2_i >= 5'(NumPeers)) c2_i = c2_i - 5'(NumPeers);
-      if (startable[32'(c2_i[3:0])*4 + 32'(c2_v)]) new_i = c2_i[3:0];
+    for (int k = NumXpus - 1; k >= 0; k--) begin
+      c2_i = {1'b0, rr_q[c2_v*PIW +: PIW]} + PIW1'(k);
+      if (32'(c2_i) >= NumXpus) c2_i = c2_i - PIW1'(NumXpus);
+      if (startable[32'(c2_i[PIW-1:0])*4 + 32'(c2_v)]) new_i = c2_i[PIW-1:0];
     end
     new_q = QIW'({new_i, new_v});
     new_t = psel_port[new_q*2 +: 2];
-    new_c = CIW'((32'(new_t)*NumPeers + 32'(new_i))*4 + 32'(new_v));
+    new_c = CIW'((32'(new_t)*NumXpus + 32'(new_i))*4 + 32'(new_v));
     new_first = rs_slot[ridx(32'(new_q), send_q[new_q*PW +: PW])];
     // packing: the longest prefix of [send, tail) within MaxPack and the pool room
     c2_avail = tail_q[new_q*PW +: PW] - send_q[new_q*PW +: PW];
@@ -531,17 +531,17 @@ module sue_tx #(
           s2_mc   = CIW'(c);
         end
       end
-      s2_t   = psel_port[(32'(s2_mc)/4 % NumPeers * 4 + 32'(s2_mc)%4)*2 +: 2];
+      s2_t   = psel_port[(32'(s2_mc)/4 % NumXpus * 4 + 32'(s2_mc)%4)*2 +: 2];
       s_hit  = s1_hit || s2_mhit;
       s_kind = s1_hit ? s1_kind : (s2_mhit ? KMig : 3'd0);
       s_c    = s1_hit ? s1_c : s2_mc;
-      s_c2   = CIW'((32'(s2_t)*NumPeers + 32'(s_c)/4 % NumPeers)*4 + 32'(s_c)%4);
+      s_c2   = CIW'((32'(s2_t)*NumXpus + 32'(s_c)/4 % NumXpus)*4 + 32'(s_c)%4);
       // descriptor read (RTX: rtx_psn of c; MIGRATE: mig_psn of c)
       s2_dc   = s_c;
       s2_dpsn = (s_kind == KRtx) ? rtxpsn_q[s_c*16 +: 16] : migpsn_q[s_c*16 +: 16];
       s2_desc = desc_q[32'(s2_dc)*Window + widx(s2_dpsn)];
       // job fields
-      s_ji     = 4'(32'(s_c)/4 % NumPeers);
+      s_ji     = PIW'(32'(s_c)/4 % NumXpus);
       s_jv     = 2'(32'(s_c)%4);
       s_jk     = (s_kind == KFoAck) || (s_kind == KFoReq) || (s_kind == KAckOnly);
       s_jfirst = s2_desc[DescW-1 -: QB];
@@ -608,7 +608,7 @@ module sue_tx #(
       owen_d = owen_q;
       n_gbn = '0; n_rto = '0; n_nack = '0; n_foack = '0;
       for (int p = 0; p < NumPorts; p++) begin
-        if (fb_valid_i[p] && fb_peer_i[p*4 +: 4] < 4'(NumPeers)) begin
+        if (fb_valid_i[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus) begin
           if (live[p] && fb_rop_i[p*2 +: 2] == sue_pkg::RopNack) n_nack = n_nack + 1'b1;
           if (fb_fo_i[p*2 +: 2] == sue_pkg::FoAck && 32'(fb_fo_port_i[p*2 +: 2]) < NumPorts) n_foack = n_foack + 1'b1;
         end
@@ -622,7 +622,7 @@ module sue_tx #(
                                  ((oweage_q[c*16 +: 16] == 16'hffff) ? 16'hffff : oweage_q[c*16 +: 16] + 16'd1);
         end
         // 1. feedback: the normal events of port p(c)
-        if (fb_valid_i[c/NPC] && live[c/NPC] && fb_peer_i[(c/NPC)*4 +: 4] == 4'((c/4) % NumPeers) &&
+        if (fb_valid_i[c/NPC] && live[c/NPC] && fb_peer_i[(c/NPC)*10 +: 10] == 10'((c/4) % NumXpus) &&
             fb_vc_i[(c/NPC)*2 +: 2] == 2'(c%4)) begin
           e_owe   = fb_owe_i[(c/NPC)*2 +: 2];
           e_rop   = fb_rop_i[(c/NPC)*2 +: 2];
@@ -680,7 +680,7 @@ module sue_tx #(
         end
         // 1. feedback: FO events about this connection, ports in ascending order
         for (int p = 0; p < NumPorts; p++) begin
-          if (fb_valid_i[p] && fb_peer_i[p*4 +: 4] == 4'((c/4) % NumPeers) && fb_vc_i[p*2 +: 2] == 2'(c%4) &&
+          if (fb_valid_i[p] && fb_peer_i[p*10 +: 10] == 10'((c/4) % NumXpus) && fb_vc_i[p*2 +: 2] == 2'(c%4) &&
               32'(fb_fo_port_i[p*2 +: 2]) == c/NPC) begin
             e_fo = fb_fo_i[p*2 +: 2];
             if (e_fo == sue_pkg::FoReq) begin
@@ -918,7 +918,7 @@ module sue_tx #(
   end
 
   // ---------------------------------------------------------------- C3: the job (step 4)
-  logic [3:0]     job_i;
+  logic [PIW-1:0] job_i;
   logic [1:0]     job_v;
   logic           job_k;
   logic [15:0]    job_psn, job_apsn;
@@ -948,7 +948,7 @@ module sue_tx #(
     wrr_cnt_d = wrr_cnt_q;
     c3_n      = (new_v == wrr_vc_q) ? (5'(wrr_cnt_q) + 5'd1) : 5'd1;
     if (new_go) begin
-      rr_d[new_v*4 +: 4] = (new_i == 4'(NumPeers - 1)) ? 4'd0 : (new_i + 4'd1);
+      rr_d[new_v*PIW +: PIW] = (32'(new_i) == NumXpus - 1) ? '0 : (new_i + 1'b1);
       if (c3_n >= ((weight_q[new_v*4 +: 4] == 4'd0) ? 5'd1 : 5'(weight_q[new_v*4 +: 4]))) begin
         wrr_vc_d  = new_v + 2'd1;
         wrr_cnt_d = '0;
@@ -985,7 +985,7 @@ module sue_tx #(
   logic [11:0]       g_dlen;
   logic [4:0]        g_nb;
   logic              g_bad, g_hit, g_full;
-  logic [3:0]        g_peer;
+  logic [PIW-1:0]    g_peer;
   logic [QIW-1:0]    g_q;
   logic              wr_ctrl, wr_data;
   logic [QB-1:0]     wr_s;                // the slot written (allocated now, or the ingress command's)
@@ -1086,7 +1086,7 @@ module sue_tx #(
         b_dlen = sl_dlen[b_slot];
         b_dbeat = sl_data[32'(b_slot)*NB + 32'(bj_q[p*4 +: 4])];   // beat 0 in PhHdr, PhOp
         b_rem  = 13'(b_dlen) - 13'(32'(bj_q[p*4 +: 4]) * DB);
-        b_peer = peer_q[ji_q[p*4 +: 4]*10 +: 10];
+        b_peer = 10'(ji_q[p*PIW +: PIW]);
         b_ophdr = {(PW'(bk_q[p*QB +: QB]) + 1'b1 == jn_q[p*PW +: PW]), 3'b000, b_dlen + 12'd18};
         // the position after command bk's last chunk
         b_ank  = bk_q[p*QB +: QB];
@@ -1120,7 +1120,7 @@ module sue_tx #(
         case (ph_q[p*3 +: 3])
           PhHdr: begin
             if (Profile == 0) begin
-              b_ch[CH*8-1 -: 176] = {8'h02, 2'b00, ji_q[p*4 +: 4], jv_q[p*2 +: 2], 22'd0, b_peer,
+              b_ch[CH*8-1 -: 176] = {8'h02, 8'({ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]}), 22'd0, b_peer,
                                      2'b00, jv_q[p*2 +: 2], 4'b0010, hop_q, 22'd0, own_q, 16'h88b6,
                                      2'b00, jop_q[p*2 +: 2], 2'b00, own_q, jpsn_q[p*16 +: 16],
                                      jv_q[p*2 +: 2], jrsvd_q[p*4 +: 4], part_q, japsn_q[p*16 +: 16]};
@@ -1204,7 +1204,7 @@ module sue_tx #(
         end
         busy_d[p]  = 1'b1;
         jk_d[p]    = job_k;
-        ji_d[p*4 +: 4]   = job_i;
+        ji_d[p*PIW +: PIW]   = job_i;
         jv_d[p*2 +: 2]   = job_v;
         jpsn_d[p*16 +: 16] = job_psn;
         jfirst_d[p*QB +: QB] = job_first;
@@ -1243,12 +1243,9 @@ module sue_tx #(
               (tx_valid_i == sue_pkg::XCmdData && (g_dlen == 12'd0 || 32'(g_dlen) > MaxData));
     g_hit   = 1'b0;
     g_peer  = '0;
-    for (int i = NumPeers - 1; i >= 0; i--) begin
-      if (peer_q[i*10 +: 10] == tx_xpuid_i) begin
-        g_hit  = 1'b1;
-        g_peer = 4'(i);
-      end
-    end
+    // the destination XPU id is the peer index: any id below NumXpus but the own one
+    g_hit   = (32'(tx_xpuid_i) < NumXpus) && (tx_xpuid_i != own_q);
+    g_peer  = g_hit ? PIW'(tx_xpuid_i) : '0;
     g_q    = QIW'({g_peer, tx_vc_i});
     g_full = (tail_q[g_q*PW +: PW] - crd_q[g_q*PW +: PW]) == PW'(QDepth);  // the XPU overdrew its credits
     if (!in_act_q) begin
@@ -1339,7 +1336,7 @@ module sue_tx #(
       // first slot, or the rest hrem of the PDU being freed) and no busy builder's job is that PDU
       b_cov = 1'b0;
       for (int p = 0; p < NumPorts; p++) begin
-        if (busy_q[p] && jn_q[p*PW +: PW] != '0 && {ji_q[p*4 +: 4], jv_q[p*2 +: 2]} == 6'(q) &&
+        if (busy_q[p] && jn_q[p*PW +: PW] != '0 && {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]} == QIW'(q) &&
             jfirst_q[p*QB +: QB] == ((hrem_q[q*PW +: PW] != '0) ? hpdu_q[q*QB +: QB] : hd_q[q*QB +: QB])) b_cov = 1'b1;
       end
       fr_ok[q] = (held_q[q*PW +: PW] > send_q[q*PW +: PW] - crd_q[q*PW +: PW]) && !b_cov &&
@@ -1418,7 +1415,7 @@ module sue_tx #(
   // ---------------------------------------------------------------- registers
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      own_q <= cfg_own_xpuid_i; peer_q <= cfg_peer_xpuid_i; strict_q <= cfg_strict_i; part_q <= cfg_partition_i;
+      own_q <= cfg_own_xpuid_i; strict_q <= cfg_strict_i; part_q <= cfg_partition_i;
       hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
       ack_count_q <= cfg_ack_count_i;
       fo_retry_q <= cfg_fo_retry_i;
@@ -1541,8 +1538,8 @@ module sue_tx #(
 `ifdef SUE_ASSERT
   // pool bookkeeping (assertions only): the owner of each slot, 8 bits: 8'hff free or never used,
   // 8'hfe the ingress command, q on queue q's list
-  localparam logic [7:0] OwnFree = 8'hff, OwnIng = 8'hfe;
-  logic [Pool*8-1:0] a_own_q, a_own_d;
+  localparam logic [15:0] OwnFree = 16'hffff, OwnIng = 16'hfffe;
+  logic [Pool*16-1:0] a_own_q, a_own_d;
   logic [PW+7:0] a_sum_held, a_sum_queued, a_total;
   logic [PW-1:0] a_d, a_fresh, a_fl;
   always_comb begin
@@ -1559,10 +1556,10 @@ module sue_tx #(
     a_total = (PW+8)'(a_fresh) + (PW+8)'(a_fl) + (PW+8)'(sheld_q) + a_sum_queued +
               (PW+8)'(in_act_q && !in_drop_q);
     a_own_d = a_own_q;
-    if (al_go) a_own_d[32'(al_s)*8 +: 8] = lk_go ? 8'(lk_q) : OwnIng;
-    else if (lk_go) a_own_d[32'(lk_s)*8 +: 8] = 8'(lk_q);
-    if (ret_go) a_own_d[32'(in_slot_q)*8 +: 8] = OwnFree;
-    if (fr_go) a_own_d[32'(fr_s)*8 +: 8] = OwnFree;
+    if (al_go) a_own_d[32'(al_s)*16 +: 16] = lk_go ? 16'(lk_q) : OwnIng;
+    else if (lk_go) a_own_d[32'(lk_s)*16 +: 16] = 16'(lk_q);
+    if (ret_go) a_own_d[32'(in_slot_q)*16 +: 16] = OwnFree;
+    if (fr_go) a_own_d[32'(fr_s)*16 +: 16] = OwnFree;
   end
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -1572,27 +1569,27 @@ module sue_tx #(
     end else begin
       a_own_q <= a_own_d;
       if (al_go) begin
-        assert (a_own_q[32'(al_s)*8 +: 8] == OwnFree) else $error("sue_tx: allocated slot %0d is on a list", al_s);
+        assert (a_own_q[32'(al_s)*16 +: 16] == OwnFree) else $error("sue_tx: allocated slot %0d is on a list", al_s);
       end
       if (lk_go && !al_go) begin
-        assert (a_own_q[32'(lk_s)*8 +: 8] == OwnIng) else $error("sue_tx: linked slot %0d is on a list", lk_s);
+        assert (a_own_q[32'(lk_s)*16 +: 16] == OwnIng) else $error("sue_tx: linked slot %0d is on a list", lk_s);
       end
       if (ret_go) begin
-        assert (a_own_q[32'(in_slot_q)*8 +: 8] == OwnIng) else $error("sue_tx: returned slot %0d is on a list", in_slot_q);
+        assert (a_own_q[32'(in_slot_q)*16 +: 16] == OwnIng) else $error("sue_tx: returned slot %0d is on a list", in_slot_q);
       end
       if (fr_go) begin
-        assert (a_own_q[32'(fr_s)*8 +: 8] == 8'(fr_q)) else $error("sue_tx: freed slot %0d is not on queue %0d's list", fr_s, fr_q);
+        assert (a_own_q[32'(fr_s)*16 +: 16] == 16'(fr_q)) else $error("sue_tx: freed slot %0d is not on queue %0d's list", fr_s, fr_q);
       end
       if (al_go) begin
         assert (fresh_q < PW'(Pool) || flrp_q != flwp_q) else $error("sue_tx: slot allocation from an empty pool");
       end
       for (int p = 0; p < NumPorts; p++) begin
         if (wk_hit[p]) begin
-          assert (a_own_q[32'(wk_first[p*QB +: QB])*8 +: 8] == 8'(wk_q[p*QIW +: QIW]))
+          assert (a_own_q[32'(wk_first[p*QB +: QB])*16 +: 16] == 16'(wk_q[p*QIW +: QIW]))
             else $error("sue_tx: acknowledged PDU not on its queue's list");
         end
         if (mk_v[p]) begin
-          assert (a_own_q[32'(mk_s[p*QB +: QB])*8 +: 8] == 8'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]}))
+          assert (a_own_q[32'(mk_s[p*QB +: QB])*16 +: 16] == 16'({ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]}))
             else $error("sue_tx: acknowledged PDU not on its queue's list");
         end
       end
@@ -1610,7 +1607,7 @@ module sue_tx #(
       for (int p = 0; p < NumPorts; p++) begin
         if (busy_q[p] && !dies[p] && (ph_q[p*3 +: 3] == PhOp || ph_q[p*3 +: 3] == PhData ||
                                       (ph_q[p*3 +: 3] == PhHdr && !jk_q[p]))) begin
-          assert (a_own_q[32'(bs_q[p*QB +: QB])*8 +: 8] == 8'({ji_q[p*4 +: 4], jv_q[p*2 +: 2]}))
+          assert (a_own_q[32'(bs_q[p*QB +: QB])*16 +: 16] == 16'({ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]}))
             else $error("sue_tx: builder %0d reads a slot not on its queue's list", p);
         end
         if (mv_d[p] && !meof_d[p] && busy_q[p] && !dies[p]) begin
@@ -1627,12 +1624,6 @@ module sue_tx #(
         if (!job_k) begin
           assert (job_n >= PW'(1) && (s_hit ? 32'(s_jP) : 32'(new_P)) <= MaxPack)
             else $error("sue_tx: DATA PDU with n_cmd %0d, P > MaxPack", job_n);
-        end
-      end
-      for (int i = 0; i < NumPeers; i++) begin
-        assert (peer_q[i*10 +: 10] != own_q) else $error("sue_tx: peer table entry %0d holds the own XPU id", i);
-        for (int j = 0; j < i; j++) begin
-          assert (peer_q[i*10 +: 10] != peer_q[j*10 +: 10]) else $error("sue_tx: peer table entries %0d and %0d are equal", j, i);
         end
       end
     end

@@ -14,28 +14,16 @@ System::System(const EnvConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, s
                Waves* waves)
     : cfg_(cfg), waves_(waves), net_(cfg.net), sb_("XPU to XPU", cfg.strict), rng_(cfg.seed, "sue.traffic") {
   nodes_.resize(cfg_.nodes);
-  const unsigned np = cfg_.tp.num_peers;
   for (unsigned n = 0; n < cfg_.nodes; ++n) {
     Node& N = nodes_[n];
     N.idx = n;
-    N.xpu = n + 1;
+    N.xpu = n;  // XPU id = node index; no peer table: the instance addresses every XPU by its id
     N.tx = std::move(tx[n]);
     N.rx = std::move(rx[n]);
     N.ltx = dynamic_cast<LockTx*>(N.tx.get());
     N.lrx = dynamic_cast<LockRx*>(N.rx.get());
-    N.peer_of.assign(cfg_.nodes, -1);
-    // Peer table: the other nodes in order, then unused ids (never the own id, no duplicates).
-    std::array<uint32_t, 16> peers{};
-    unsigned k = 0;
-    for (unsigned m = 0; m < cfg_.nodes; ++m)
-      if (m != n) {
-        N.peer_of[m] = static_cast<int>(k);
-        peers[k++] = m + 1;
-      }
-    for (; k < np; ++k) peers[k] = 100 + k;
     auto& t = N.tcfg;
     t.own_xpuid = N.xpu;
-    t.peer_xpuid = peers;
     t.strict = cfg_.strict;
     t.partition = cfg_.partition;
     t.hop_count = cfg_.hop_count;
@@ -46,7 +34,6 @@ System::System(const EnvConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, s
     t.fo_retry = cfg_.fo_retry;
     auto& r = N.rcfg;
     r.own_xpuid = N.xpu;
-    r.peer_xpuid = peers;
     r.strict = cfg_.strict;
     r.partition = cfg_.partition;
     r.rx_credits = {cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits};
@@ -118,12 +105,12 @@ std::optional<System::Node::Cmd> System::new_cmd(Node& n) {
   c.vc = static_cast<unsigned>(rng_.uniform(0, cfg_.vcs - 1));
   // The XPU issues to a queue that holds a credit: when the drawn {destination,
   // VC} has none, another one of the pattern that has; none at all: it waits.
-  if (n.credits[static_cast<unsigned>(n.peer_of[c.dst]) * 4 + c.vc] == 0) {
+  if (n.credits[c.dst * 4 + c.vc] == 0) {
     std::vector<std::pair<unsigned, unsigned>> ok;
     for (unsigned d = 0; d < N; ++d)
       if (dest_ok(d))
         for (unsigned v = 0; v < cfg_.vcs; ++v)
-          if (n.credits[static_cast<unsigned>(n.peer_of[d]) * 4 + v]) ok.push_back({d, v});
+          if (n.credits[d * 4 + v]) ok.push_back({d, v});
     if (ok.empty()) return std::nullopt;
     const auto& pick = ok[rng_.uniform(0, ok.size() - 1)];
     c.dst = pick.first;
@@ -133,7 +120,7 @@ std::optional<System::Node::Cmd> System::new_cmd(Node& n) {
     c.dlen = rng_.chance(0.5) ? cfg_.dlen_min : cfg_.dlen_max;
   else
     c.dlen = static_cast<unsigned>(rng_.uniform(cfg_.dlen_min, cfg_.dlen_max));
-  c.q = static_cast<unsigned>(n.peer_of[c.dst]) * 4 + c.vc;
+  c.q = c.dst * 4 + c.vc;  // queue {XPU, VC}: node d is XPU d
   const uint64_t r0 = rng_.next(), r1 = rng_.next();
   c.ctrl[0] = static_cast<uint8_t>(r0);                       // opcode: opaque to SUE
   c.ctrl[1] = static_cast<uint8_t>(c.dlen >> 4);              // dlen, 12 bits
@@ -160,7 +147,7 @@ void System::drive_xpu(Node& n, sue::TxIn& in, core::Ps /*t*/) {
     in.tx_valid = c.dlen ? 2 : 1;
     in.tx_cycle = beat;
     in.tx_vc = c.vc;
-    in.tx_xpuid = c.dst + 1;
+    in.tx_xpuid = c.dst;
     in.tx_control = c.ctrl;
     for (unsigned j = 0; j < DB && beat * DB + j < c.dlen; ++j) in.tx_data[j] = c.data[beat * DB + j];
   };
@@ -245,7 +232,7 @@ void System::sink(Node& n, core::Ps /*t*/) {
     return;
   }
   const unsigned src = a.ctrl[3], dst = a.ctrl[4], vc = a.ctrl[5];
-  if (dst != n.idx || src + 1 != a.xpuid || vc != a.vc)
+  if (dst != n.idx || src != a.xpuid || vc != a.vc)
     bad(fmt::format("command of flow {}->{} vc {} id {} arrived at node {} from XPU {} on vc {}", src, dst, vc, id,
                     n.idx, a.xpuid, a.vc));
   sb_.observe(flow, id, dig, static_cast<core::Ps>(seen) * cfg_.clock_ps);
@@ -269,9 +256,9 @@ void System::on_tx_frame(WireFrame& f) {
     return;
   }
   const sue::Frame& fr = r.value().frame;
-  const uint32_t own = f.src + 1;
+  const uint32_t own = f.src;
   if (fr.afh2.src_xpu != own) fail(fmt::format("source XPU {} is not the sender {}", fr.afh2.src_xpu, own));
-  if (f.dst == ~0u || f.dst == f.src) fail(fmt::format("destination XPU {} is not a peer", fr.afh2.dst_xpu));
+  if (f.dst == ~0u || f.dst == f.src) fail(fmt::format("destination XPU {} is not another node", fr.afh2.dst_xpu));
   if (!cfg_.tp.lite()) {
     const auto& rh = fr.rh;
     if (rh.xpuid != own) fail(fmt::format("RH xpuid {} is not the sender {}", rh.xpuid, own));

@@ -120,7 +120,6 @@ class System {
     sue::RxOut ro;
     sue::TxCfg tcfg;
     sue::RxCfg rcfg;
-    std::vector<int> peer_of;  ///< node -> peer index (-1: not a peer)
     // driver
     struct Cmd {
       unsigned dst = 0, vc = 0, dlen = 0, q = 0;

@@ -132,7 +132,7 @@ unsigned Net::dst_of(const sue::Bytes& b) const {
     if (b.size() < 6) return ~0u;
     xpu = static_cast<uint32_t>(b[2]) << 24 | static_cast<uint32_t>(b[3]) << 16 | static_cast<uint32_t>(b[4]) << 8 | b[5];
   }
-  return (xpu >= 1 && xpu <= cfg_.nodes) ? xpu - 1 : ~0u;
+  return xpu < cfg_.nodes ? xpu : ~0u;  // node n is XPU n
 }
 
 bool Net::credit_ok(unsigned n, unsigned p, unsigned vc, int presented_vc) const {

@@ -35,7 +35,6 @@ class Rtl : public RxBlock {
     m.rst_ni = in.rst_n;
     if (!in.rst_n) {  // cfg_* are sampled in reset only
       m.cfg_own_xpuid_i = in.cfg.own_xpuid & 0x3ff;
-      for (unsigned i = 0; i < p_.num_peers; ++i) put_bits(m.cfg_peer_xpuid_i, i * 10, 10, in.cfg.peer_xpuid[i]);
       m.cfg_strict_i = in.cfg.strict;
       m.cfg_partition_i = in.cfg.partition & 0x3ff;
       for (unsigned v = 0; v < 4; ++v) put_bits(m.cfg_rx_credits_i, v * 8, 8, in.cfg.rx_credits[v]);
@@ -78,7 +77,7 @@ class Rtl : public RxBlock {
     for (unsigned p = 0; p < np; ++p) {
       sue::Feedback& f = o.fb[p];
       f.valid = get_bits(m.fb_valid_o, p, 1);
-      f.peer = static_cast<uint32_t>(get_bits(m.fb_peer_o, p * 4, 4));
+      f.peer = static_cast<uint32_t>(get_bits(m.fb_peer_o, p * 10, 10));
       f.vc = static_cast<uint32_t>(get_bits(m.fb_vc_o, p * 2, 2));
       f.owe = static_cast<uint32_t>(get_bits(m.fb_owe_o, p * 2, 2));
       f.owe_psn = static_cast<uint32_t>(get_bits(m.fb_owe_psn_o, p * 16, 16));
@@ -125,10 +124,10 @@ class Rtl : public RxBlock {
   sue::RxParams p_;
 };
 
-sue::RxParams make_params(unsigned prof, unsigned ports, unsigned peers, unsigned dw, unsigned mp, unsigned qd,
+sue::RxParams make_params(unsigned prof, unsigned ports, unsigned xpus, unsigned dw, unsigned mp, unsigned qd,
                           unsigned win) {
   sue::RxParams p;
-  p.profile = prof, p.num_ports = ports, p.num_peers = peers, p.data_w = dw, p.max_pack = mp, p.qdepth = qd;
+  p.profile = prof, p.num_ports = ports, p.num_xpus = xpus, p.data_w = dw, p.max_pack = mp, p.qdepth = qd;
   p.window = win;
   return p;
 }

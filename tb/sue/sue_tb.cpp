@@ -42,27 +42,29 @@ const Variant* find_variant(const std::string& name) {
   return nullptr;
 }
 
-/// kind: lockstep | rtl | model
-std::unique_ptr<TxBlock> make_tx(const std::string& kind, const Variant& v, VerilatedContext* ctx, const std::string& name,
-                                 Waves* w) {
-  if (kind == "model") return std::make_unique<TxModelBlock>(v.tp);
+/// kind: lockstep | rtl | model. The models take the run's parameters (EnvConfig::tp/rp: the variant's,
+/// but NumXpus = nodes when every block is a model; with any RTL block they are the variant's).
+std::unique_ptr<TxBlock> make_tx(const std::string& kind, const Variant& v, const sue::TxParams& tp, VerilatedContext* ctx,
+                                 const std::string& name, Waves* w) {
+  if (kind == "model") return std::make_unique<TxModelBlock>(tp);
   auto rtl = make_tx_rtl(*find_tx_variant(v.name), ctx, name, w);
-  if (kind == "lockstep") return make_tx_lockstep(std::move(rtl), v.tp, name);
+  if (kind == "lockstep") return make_tx_lockstep(std::move(rtl), tp, name);
   return rtl;
 }
-std::unique_ptr<RxBlock> make_rx(const std::string& kind, const Variant& v, VerilatedContext* ctx, const std::string& name,
-                                 Waves* w) {
-  if (kind == "model") return std::make_unique<RxModelBlock>(v.rp);
+std::unique_ptr<RxBlock> make_rx(const std::string& kind, const Variant& v, const sue::RxParams& rp, VerilatedContext* ctx,
+                                 const std::string& name, Waves* w) {
+  if (kind == "model") return std::make_unique<RxModelBlock>(rp);
   auto rtl = make_rx_rtl(*find_rx_variant(v.name), ctx, name, w);
-  if (kind == "lockstep") return make_rx_lockstep(std::move(rtl), v.rp, name);
+  if (kind == "lockstep") return make_rx_lockstep(std::move(rtl), rp, name);
   return rtl;
 }
 
 void declare(core::Schema& s) {
   s.add_choice("sue_config", "s1", kConfigs,
-               "compiled RTL parameterization: s1 (SUE, 1 port, 4 peers, 256-bit XPU bus), s2 (SUE, 2 ports, 1024-bit), "
-               "s4 (SUE, 4 ports, 1024-bit), lite (SUE Lite, 1 port, 256-bit, 1 KiB packing)");
-  s.add_int("nodes", 2, 2, 17, "XPU nodes (one sue_tx + one sue_rx each); at most NumPeers+1 = 5 for the compiled configurations");
+               "compiled RTL parameterization: s1 (SUE, 1 port, 256-bit XPU bus), s2 (SUE, 2 ports, 1024-bit), "
+               "s4 (SUE, 4 ports, 1024-bit), lite (SUE Lite, 1 port, 256-bit, 1 KiB packing); each addresses NumXpus = 8 XPU ids");
+  s.add_int("nodes", 2, 2, 16, "XPU nodes (one sue_tx + one sue_rx each; node n is XPU n); at most the compiled NumXpus = 8 "
+            "with any RTL block, 16 with C++ models only (their NumXpus = nodes)");
   s.add_choice("mode", "strict", {"strict", "unordered"}, "cfg_strict_i: strict (order per {src, dst, VC}) or unordered");
   s.add_choice("tx", "lockstep", {"lockstep", "rtl", "model"}, "every node's sue_tx: RTL in lockstep with its model, RTL, or model");
   s.add_choice("rx", "lockstep", {"lockstep", "rtl", "model"}, "every node's sue_rx: likewise");
@@ -107,6 +109,21 @@ void declare(core::Schema& s) {
   s.add_bool("sweep", false, "add the sweep: packing efficiency and latency against load and command size (C++ models)");
 }
 
+std::string kind_of(const core::Settings& s, const char* which, unsigned node) {
+  if (node == 0) {
+    const std::string& o = s.s(std::string("node0_") + which);
+    if (o != "same") return o;
+  }
+  return s.s(which);
+}
+
+/// Some node's sue_tx or sue_rx is RTL (alone or in lockstep).
+bool any_rtl(const core::Settings& s) {
+  for (const char* w : {"tx", "rx"})
+    if (kind_of(s, w, 0) != "model" || kind_of(s, w, 1) != "model") return true;
+  return false;
+}
+
 bool has_faults(const EnvConfig& e) {
   return e.net.faults.any() || e.net.rcrc_corrupt > 0 || e.fail_port >= 0;
 }
@@ -124,10 +141,16 @@ EnvConfig env_from_settings(const core::Settings& s, uint64_t seed) {
   e.rp = v->rp;
   e.seed = seed;
   e.nodes = static_cast<unsigned>(s.i("nodes"));
-  const unsigned np = e.tp.num_peers;
-  if (e.nodes > np + 1)
-    throw core::UsageError(fmt::format("setting 'nodes'={} needs {} peers but sue_config={} has NumPeers={} (allowed: 2..{})",
-                                       e.nodes, e.nodes - 1, e.variant, np, np + 1));
+  // No peer tables: node n is XPU n, and every instance addresses XPU ids 0..NumXpus-1 directly. RTL blocks
+  // (and the models in lockstep with them) have the compiled NumXpus; C++ models alone take NumXpus = nodes.
+  if (any_rtl(s)) {
+    if (e.nodes > e.tp.num_xpus)
+      throw core::UsageError(fmt::format("setting 'nodes'={} with RTL blocks: sue_config={} addresses NumXpus={} XPU ids "
+                                         "(allowed: nodes 2..{}, or tx=model rx=model)",
+                                         e.nodes, e.variant, e.tp.num_xpus, e.tp.num_xpus));
+  } else {
+    e.tp.num_xpus = e.rp.num_xpus = std::max(2u, e.nodes);
+  }
   e.strict = s.s("mode") == "strict";
   auto& n = e.net;
   n.nodes = e.nodes;
@@ -213,14 +236,6 @@ struct Built {
   std::vector<std::string> tx_desc, rx_desc;
 };
 
-std::string kind_of(const core::Settings& s, const char* which, unsigned node) {
-  if (node == 0) {
-    const std::string& o = s.s(std::string("node0_") + which);
-    if (o != "same") return o;
-  }
-  return s.s(which);
-}
-
 /// kind: lockstep | rtl | model; `allow_lockstep` false turns lockstep into rtl (bench).
 Built build(const EnvConfig& e, const core::Settings& s, const std::string& waves_path, bool allow_lockstep,
             bool force_model = false) {
@@ -241,8 +256,8 @@ Built build(const EnvConfig& e, const core::Settings& s, const std::string& wave
     if (!allow_lockstep && tk == "lockstep") tk = "rtl";
     if (!allow_lockstep && rk == "lockstep") rk = "rtl";
     const std::string tn = fmt::format("n{}_tx", n), rn = fmt::format("n{}_rx", n);
-    tx.push_back(make_tx(tk, v, b.ctx, tn, w));
-    rx.push_back(make_rx(rk, v, b.ctx, rn, w));
+    tx.push_back(make_tx(tk, v, e.tp, b.ctx, tn, w));
+    rx.push_back(make_rx(rk, v, e.rp, b.ctx, rn, w));
     b.tx_desc.push_back(tk == "model" ? "model" : fmt::format("rtl {}{}", v.name, tk == "lockstep" ? " + lockstep model" : ""));
     b.rx_desc.push_back(rk == "model" ? "model" : fmt::format("rtl {}{}", v.name, rk == "lockstep" ? " + lockstep model" : ""));
   }
@@ -314,8 +329,8 @@ std::vector<SweepPoint> sweep(const EnvConfig& base, const std::vector<double>& 
       std::vector<std::unique_ptr<TxBlock>> tx;
       std::vector<std::unique_ptr<RxBlock>> rx;
       for (unsigned n = 0; n < e.nodes; ++n) {
-        tx.push_back(make_tx("model", v, nullptr, "", nullptr));
-        rx.push_back(make_rx("model", v, nullptr, "", nullptr));
+        tx.push_back(make_tx("model", v, e.tp, nullptr, "", nullptr));
+        rx.push_back(make_rx("model", v, e.rp, nullptr, "", nullptr));
       }
       System sys(e, std::move(tx), std::move(rx), nullptr);
       run_plain(sys, cycles, 400000, nullptr);
@@ -371,11 +386,11 @@ RunResult run_system(const RunConfig& cfg) {
 
   // ---- header
   std::string out;
-  out += fmt::format("  {} nodes, sue_config={} ({}, {} port(s), {} peers, DataW {}, MaxPack {}, QDepth {}, Window {}), {} mode\n",
-                     e.nodes, e.variant, lite ? "SUE Lite" : "SUE", NP, e.tp.num_peers, e.tp.data_w, e.tp.max_pack,
+  out += fmt::format("  {} nodes, sue_config={} ({}, {} port(s), NumXpus {}, DataW {}, MaxPack {}, QDepth {}, Window {}), {} mode\n",
+                     e.nodes, e.variant, lite ? "SUE Lite" : "SUE", NP, e.tp.num_xpus, e.tp.data_w, e.tp.max_pack,
                      e.tp.qdepth, e.tp.window, e.strict ? "strict" : "unordered");
   for (unsigned n = 0; n < e.nodes; ++n)
-    out += fmt::format("  node {} (XPU {}): sue_tx {}, sue_rx {}\n", n, n + 1, b.tx_desc[n], b.rx_desc[n]);
+    out += fmt::format("  node {} (XPU {}): sue_tx {}, sue_rx {}\n", n, n, b.tx_desc[n], b.rx_desc[n]);
   out += fmt::format("  {} per plane, {} Gb/s ports, cable {:.1f} ns, PHY/FEC {} ns{}; clock 1600 MHz ({} ps); {} traffic cycles "
                      "({}), {} in all\n",
                      e.net.use_switch ? "one crossbar switch" : "a direct cable", e.net.link.rate_gbps,
@@ -504,6 +519,7 @@ RunResult run_system(const RunConfig& cfg) {
   // ---- JSON
   j["nodes"] = e.nodes;
   j["sue_config"] = e.variant;
+  j["num_xpus"] = e.tp.num_xpus;
   j["cycles"] = r.cycles;
   j["traffic_cycles"] = traffic;
   j["drained"] = drained;
@@ -512,6 +528,8 @@ RunResult run_system(const RunConfig& cfg) {
   for (unsigned n = 0; n < e.nodes; ++n) j["blocks"].push_back({{"tx", b.tx_desc[n]}, {"rx", b.rx_desc[n]}});
   j["scoreboard"] = sb_json(sb);
   j["commands"] = {{"issued", issued}, {"delivered", delivered}};
+  j["delivered_per_node"] = nlohmann::json::array();
+  for (auto& n : sys.nodes()) j["delivered_per_node"].push_back(n.delivered);
   j["latency_ns"] = {{"count", lat.count()}, {"p50", lat.percentile(50)}, {"p99", lat.percentile(99)},
                      {"p999", lat.percentile(99.9)}, {"max", lat.max()}};
   j["efficiency"] = {{"packing", ef.packing}, {"wire", ef.wire}, {"cmds_per_pdu", ef.cmds_per_pdu}};
@@ -622,6 +640,10 @@ RunResult run_system(const RunConfig& cfg) {
 
 BenchResult bench(const RunConfig& cfg) {
   core::Settings s = cfg.settings;
+  s.set("tx", "rtl");  // (before the configuration: RTL blocks have the compiled NumXpus)
+  s.set("rx", "rtl");
+  s.set("node0_tx", "same");
+  s.set("node0_rx", "same");
   EnvConfig e = env_from_settings(s, cfg.seed);
   const uint64_t n = cfg.cycles ? cfg.cycles : 100000;
   using clk = std::chrono::steady_clock;
@@ -633,10 +655,6 @@ BenchResult bench(const RunConfig& cfg) {
   };
   double plain_rate, sc_rate, model_rate;
   uint64_t plain_ok, sc_ok;
-  s.set("tx", "rtl");
-  s.set("rx", "rtl");
-  s.set("node0_tx", "same");
-  s.set("node0_rx", "same");
   {
     {
       Built warm = build(e, s, "", false);

@@ -30,7 +30,6 @@ class Rtl : public TxBlock {
     if (!in.rst_n) {  // cfg_* are sampled in reset only
       const sue::TxCfg& c = in.cfg;
       m.cfg_own_xpuid_i = c.own_xpuid & 0x3ff;
-      for (unsigned i = 0; i < p_.num_peers; ++i) put_bits(m.cfg_peer_xpuid_i, i * 10, 10, c.peer_xpuid[i]);
       m.cfg_strict_i = c.strict;
       m.cfg_partition_i = c.partition & 0x3ff;
       m.cfg_hop_count_i = c.hop_count & 0xff;
@@ -56,7 +55,7 @@ class Rtl : public TxBlock {
     for (unsigned p = 0; p < np; ++p) {
       const sue::Feedback& f = in.fb[p];
       valid |= uint32_t(f.valid) << p;
-      put_bits(m.fb_peer_i, p * 4, 4, f.peer);
+      put_bits(m.fb_peer_i, p * 10, 10, f.peer);
       put_bits(m.fb_vc_i, p * 2, 2, f.vc);
       put_bits(m.fb_owe_i, p * 2, 2, f.owe);
       put_bits(m.fb_owe_psn_i, p * 16, 16, f.owe_psn);
@@ -140,10 +139,10 @@ class Rtl : public TxBlock {
   sue::TxParams p_;
 };
 
-sue::TxParams make_params(unsigned prof, unsigned ports, unsigned peers, unsigned dw, unsigned mp, unsigned qd,
+sue::TxParams make_params(unsigned prof, unsigned ports, unsigned xpus, unsigned dw, unsigned mp, unsigned qd,
                           unsigned win) {
   sue::TxParams p;
-  p.profile = prof, p.num_ports = ports, p.num_peers = peers, p.data_w = dw, p.max_pack = mp, p.qdepth = qd;
+  p.profile = prof, p.num_ports = ports, p.num_xpus = xpus, p.data_w = dw, p.max_pack = mp, p.qdepth = qd;
   p.window = win;
   return p;
 }

@@ -13,8 +13,6 @@ namespace tb::system_tb {
 
 namespace {
 
-constexpr uint32_t kFakeIdTop = sue::kMaxXpuId;
-
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -64,188 +62,42 @@ Kind SysConfig::llr_kind(unsigned plane, unsigned a, sw::LlrLink::Side side) con
   return i < llr_sw_kind.size() ? llr_sw_kind[i] : Kind::model;
 }
 
-// ------------------------------------------------------------------ peering
+// ------------------------------------------------------------------ mesh cabling, permutation
 
-unsigned Peering::partner(unsigned n_even, unsigned a, unsigned r) {
+unsigned mesh_partner(unsigned n_even, unsigned a, unsigned r) {
   const unsigned h = n_even - 1;  // odd
   if (a == h) return r;
   if (a == r) return h;
   return (2 * r + h - a) % h;
 }
 
-std::vector<std::pair<unsigned, unsigned>> demand_pairs(const SysConfig& c, bool& complete, std::vector<uint32_t>* perm) {
-  std::vector<std::pair<unsigned, unsigned>> d;
-  const unsigned N = c.xpus;
-  complete = false;
-  const unsigned H = N / 2;
-  auto pair = [&](unsigned a, unsigned b) { d.push_back({std::min(a, b), std::max(a, b)}); };
-  switch (c.pattern) {
-    case Pattern::uniform:
-      if (c.uni) {  // every sender with every receiver
-        for (unsigned a = 0; a < H; ++a)
-          for (unsigned b = H; b < N; ++b) pair(a, b);
-        break;
-      }
-      complete = true;
-      break;
-    case Pattern::alltoall:
-      complete = true;
-      break;
-    case Pattern::fanout:
-      for (unsigned a = 0; a < (c.uni ? H : N); ++a)
-        for (unsigned j = 0; j < c.fanout; ++j) pair(a, fanout_destination(c, a, j));
-      break;
-    case Pattern::permutation: {
-      if (c.uni) {  // sender a with receiver a + N/2
-        std::vector<uint32_t> p(N);
-        for (unsigned i = 0; i < N; ++i) p[i] = i < H ? i + H : i;
-        for (unsigned i = 0; i < H; ++i) pair(i, i + H);
-        if (perm) *perm = p;
-        break;
-      }
-      // A random derangement (no XPU sends to itself), from the run seed.
-      core::Rng r(c.seed, "system.permutation");
-      std::vector<uint32_t> p(N);
-      for (unsigned i = 0; i < N; ++i) p[i] = i;
-      for (;;) {
-        for (unsigned i = N - 1; i > 0; --i) std::swap(p[i], p[r.uniform(0, i)]);
-        bool ok = true;
-        for (unsigned i = 0; i < N; ++i) ok &= p[i] != i;
-        if (ok) break;
-      }
-      for (unsigned i = 0; i < N; ++i) d.push_back({std::min(i, p[i]), std::max(i, p[i])});
-      if (perm) *perm = p;
-      break;
-    }
-    case Pattern::incast: {
-      const unsigned f = c.fan_in ? c.fan_in : N - 1;
-      for (unsigned s = 1; s <= f; ++s) d.push_back({0, s});
-      break;
-    }
-    case Pattern::allreduce:
-      for (unsigned i = 0; i < N; ++i) {
-        const unsigned j = (i + 1) % N;
-        d.push_back({std::min(i, j), std::max(i, j)});
-      }
-      break;
-  }
-  std::sort(d.begin(), d.end());
-  d.erase(std::unique(d.begin(), d.end()), d.end());
-  return d;
+unsigned mesh_matching(unsigned n_even, unsigned a, unsigned b) {
+  // mesh_partner solved for r: 2r = a + b (mod h), h odd, so r = (a + b) (h + 1) / 2 mod h.
+  const unsigned h = n_even - 1;
+  if (a == h) return b;
+  if (b == h) return a;
+  return static_cast<unsigned>((static_cast<uint64_t>(a) + b) * ((h + 1) / 2) % h);
 }
 
-Peering::Peering(const SysConfig& c, const std::vector<std::pair<unsigned, unsigned>>& demand, bool complete)
-    : N_(c.xpus), M_(c.instances), K_(c.tp.num_peers) {
-  table_.assign(static_cast<size_t>(N_) * M_ * K_, -1);
-  auto at = [&](unsigned a, unsigned m, unsigned i) -> int32_t& { return table_[(static_cast<size_t>(a) * M_ + m) * K_ + i]; };
-  const unsigned Ne = N_ + (N_ & 1u);  // XPUs plus a dummy when odd
-  if (c.topology == Topology::mesh) {
-    // One instance per matching: instance m of a is cabled to its partner in matching m.
-    mode_ = "mesh: one instance per round-robin matching";
-    for (unsigned a = 0; a < N_; ++a)
-      for (unsigned r = 0; r < Ne - 1 && r < M_; ++r) {
-        const unsigned b = partner(Ne, a, r);
-        if (b < N_) at(a, r, 0) = static_cast<int32_t>(b);
-      }
-  } else if (N_ - 1 <= K_) {
-    mode_ = "full: every instance holds every other XPU";
-    for (unsigned a = 0; a < N_; ++a)
-      for (unsigned m = 0; m < M_; ++m)
-        for (unsigned i = 0; i + 1 < N_; ++i) at(a, m, i) = static_cast<int32_t>(i < a ? i : i + 1);
-  } else if (complete) {
-    mode_ = "1-factorization: matching r on instance r mod M, peer slot r / M";
-    for (unsigned a = 0; a < N_; ++a)
-      for (unsigned r = 0; r < Ne - 1; ++r) {
-        const unsigned b = partner(Ne, a, r), m = r % M_, i = r / M_;
-        if (b >= N_) continue;
-        if (i < K_)
-          at(a, m, i) = static_cast<int32_t>(b);
-        else if (a < b)
-          ++missing_;
-      }
-    if (c.pattern == Pattern::alltoall && missing_)
-      throw core::UsageError(fmt::format(
-          "setting 'pattern'=alltoall with xpus={} needs {} peers per XPU but instances={} x NumPeers={} hold {} "
-          "(allowed: instances >= {}, or xpus <= {})",
-          N_, N_ - 1, M_, K_, M_ * K_, (Ne - 1 + K_ - 1) / K_, M_ * K_ + 1));
-  } else {
-    mode_ = "greedy: each pair of the pattern on the first instance with a free peer slot at both ends";
-    std::vector<unsigned> used(static_cast<size_t>(N_) * M_, 0);
-    for (size_t k = 0; k < demand.size(); ++k) {
-      const unsigned a = demand[k].first, b = demand[k].second;
-      bool placed = false;
-      for (unsigned j = 0; j < M_ && !placed; ++j) {
-        const unsigned m = static_cast<unsigned>((k + j) % M_);
-        unsigned& ua = used[a * M_ + m];
-        unsigned& ub = used[b * M_ + m];
-        if (ua < K_ && ub < K_) {
-          at(a, m, ua++) = static_cast<int32_t>(b);
-          at(b, m, ub++) = static_cast<int32_t>(a);
-          placed = true;
-        }
-      }
-      if (!placed) {
-        unsigned deg = 0;
-        for (auto& p : demand) deg += p.first == a || p.second == a;
-        static const char* const names[] = {"uniform", "permutation", "incast", "alltoall", "allreduce"};
-        throw core::UsageError(fmt::format(
-            "setting 'pattern'={}: XPU {} talks to {} XPUs but instances={} x NumPeers={} give it {} peer slots "
-            "(allowed: instances >= {})",
-            names[static_cast<unsigned>(c.pattern)], a, deg, M_, K_, M_ * K_, (deg + K_ - 1) / K_));
-      }
-    }
+std::vector<uint32_t> permutation_of(const SysConfig& c) {
+  std::vector<uint32_t> p;
+  if (c.pattern != Pattern::permutation) return p;
+  const unsigned N = c.xpus, H = N / 2;
+  p.resize(N);
+  if (c.uni) {  // sender a to receiver a + N/2
+    for (unsigned i = 0; i < N; ++i) p[i] = i < H ? i + H : i;
+    return p;
   }
-  // Unused slots: distinct ids that are neither the own id nor a used peer (the RTL asserts it).
-  ids_.assign(table_.size(), 0);
-  rev_.assign(N_, {});
-  reach_.assign(N_, {});
-  for (unsigned a = 0; a < N_; ++a) {
-    for (unsigned m = 0; m < M_; ++m) {
-      std::vector<uint32_t> taken = {a};
-      for (unsigned i = 0; i < K_; ++i)
-        if (at(a, m, i) >= 0) taken.push_back(static_cast<uint32_t>(at(a, m, i)));
-      uint32_t fake = kFakeIdTop;
-      for (unsigned i = 0; i < K_; ++i) {
-        const size_t x = (static_cast<size_t>(a) * M_ + m) * K_ + i;
-        if (table_[x] >= 0) {
-          ids_[x] = static_cast<uint32_t>(table_[x]);
-          rev_[a].push_back({ids_[x], {static_cast<uint16_t>(m), static_cast<uint16_t>(i)}});
-          continue;
-        }
-        while (std::find(taken.begin(), taken.end(), fake) != taken.end()) --fake;
-        ids_[x] = fake;
-        taken.push_back(fake);
-      }
-    }
-    std::sort(rev_[a].begin(), rev_[a].end(), [](const Rev& x, const Rev& y) {
-      return x.b != y.b ? x.b < y.b : x.p.m < y.p.m;
-    });
-    for (size_t k = 0; k < rev_[a].size(); ++k)
-      if (k == 0 || rev_[a][k].b != rev_[a][k - 1].b) reach_[a].push_back(rev_[a][k].b);
-    max_deg_ = std::max(max_deg_, static_cast<unsigned>(reach_[a].size()));
+  // A random derangement (no XPU sends to itself), from the run seed.
+  core::Rng r(c.seed, "system.permutation");
+  for (unsigned i = 0; i < N; ++i) p[i] = i;
+  for (;;) {
+    for (unsigned i = N - 1; i > 0; --i) std::swap(p[i], p[r.uniform(0, i)]);
+    bool ok = true;
+    for (unsigned i = 0; i < N; ++i) ok &= p[i] != i;
+    if (ok) break;
   }
-  bool fits = true;
-  for (unsigned a = 0; a < N_; ++a) fits = fits && rev_[a].size() < 0x10000;
-  if (fits) {
-    span_.assign(static_cast<size_t>(N_) * N_, 0);
-    for (unsigned a = 0; a < N_; ++a)
-      for (size_t k = 0; k < rev_[a].size(); ++k) {
-        const uint32_t b = rev_[a][k].b;
-        if (b >= N_) continue;
-        uint32_t& s = span_[static_cast<size_t>(a) * N_ + b];
-        if (!(s & 0xffffu)) s = static_cast<uint32_t>(k) << 16;
-        ++s;
-      }
-  }
-}
-
-std::pair<const Peering::Rev*, const Peering::Rev*> Peering::places_search(unsigned a, unsigned b) const {
-  const auto& v = rev_[a];
-  auto lo = std::lower_bound(v.begin(), v.end(), b, [](const Rev& x, uint32_t key) { return x.b < key; });
-  auto hi = lo;
-  while (hi != v.end() && hi->b == b) ++hi;
-  if (lo == hi) return {nullptr, nullptr};
-  return {&*lo, &*lo + (hi - lo)};
+  return p;
 }
 
 // ------------------------------------------------------------------ structures
@@ -354,9 +206,7 @@ SystemBase::SystemBase(const SysConfig& cfg) : cfg_(cfg), sb_("XPU to XPU", cfg.
 SystemBase::~SystemBase() = default;
 
 void SystemBase::build_common() {
-  bool complete = false;
-  const auto demand = demand_pairs(cfg_, complete, &perm_);
-  peering_ = std::make_unique<Peering>(cfg_, demand, complete);
+  perm_ = permutation_of(cfg_);
   const unsigned N = cfg_.xpus;
   if (cfg_.topology == Topology::planes) {
     for (unsigned pl = 0; pl < cfg_.planes(); ++pl) {
@@ -411,11 +261,6 @@ void SystemBase::init_port(PortBase& pt, unsigned a, unsigned m, unsigned p) con
   pt.xpu = a;
   if (cfg_.topology == Topology::planes) pt.plane = static_cast<int>(m * cfg_.ports() + p);
   pt.rx_limit.fill(cfg_.nic_buf_cells);
-}
-
-int SystemBase::req_instance(const XpuGen& X, unsigned a, unsigned dst) const {
-  const Peering::Place* p = place_of(X, a, dst, kReqVc);
-  return p ? p->m : -1;
 }
 
 void SystemBase::buffer_in(PortBase& pt, unsigned cls, uint32_t c, int pl) {
@@ -548,7 +393,7 @@ void System::dump(core::Ps t) {
 }
 
 void System::build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<std::unique_ptr<RxBlock>>& rx) {
-  const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports(), K = cfg_.tp.num_peers;
+  const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports();
   nics_.resize(static_cast<size_t>(N) * M);
   for (unsigned a = 0; a < N; ++a)
     for (unsigned m = 0; m < M; ++m) {
@@ -558,8 +403,7 @@ void System::build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<s
       n.xpu = a;
       n.inst = m;
       sue::TxCfg t;
-      t.own_xpuid = a;
-      for (unsigned i = 0; i < K; ++i) t.peer_xpuid[i] = peering_->peer_id(a, m, i);
+      t.own_xpuid = a;  // no peer table: the instance addresses every XPU by its id
       t.strict = cfg_.strict;
       t.partition = cfg_.partition;
       t.hop_count = 0;
@@ -570,7 +414,6 @@ void System::build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<s
       t.fo_retry = cfg_.fo_retry;
       sue::RxCfg r;
       r.own_xpuid = a;
-      r.peer_xpuid = t.peer_xpuid;
       r.strict = cfg_.strict;
       r.partition = cfg_.partition;
       r.rx_credits = {cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits};
@@ -648,13 +491,12 @@ void System::generate(unsigned a) {
   X.tokens = std::min(X.tokens + tokens_per_cycle_, tokens_per_cycle_ + 20.0 + cfg_.dlen_max);
   if (!traffic_) return;
   for (unsigned guard = 0; guard < 4 && X.tokens >= 0; ++guard) {
-    const int d = next_destination(cfg_, *peering_, perm_, fig_.ar_steps, X.rng, X, a);
+    const int d = next_destination(cfg_, perm_, fig_.ar_steps, X.rng, X, a);
     if (d < 0) return;
     const unsigned dst = static_cast<unsigned>(d);
     // The instance that carries the request and room in its queue.
-    const int m = req_instance(X, a, dst);
-    if (m < 0) return;
-    const Nic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + static_cast<unsigned>(m)];
+    const unsigned m = instance_of(X, a, dst, kReqVc);
+    const Nic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + m];
     if (nic.req.size() >= cfg_.pending_max) {
       ++xs_[a].gen_stall;
       return;
@@ -875,7 +717,7 @@ void System::check_frame(const Frame& fr, unsigned src, unsigned inst) {
   if (!r) return fail(r.error().message());
   const sue::Frame& f = r.value().frame;
   if (f.afh2.src_xpu != src) fail(fmt::format("AFH source XPU {} is not the sender {}", f.afh2.src_xpu, src));
-  if (f.afh2.dst_xpu >= cfg_.xpus || f.afh2.dst_xpu == src) fail(fmt::format("destination XPU {} is not a peer", f.afh2.dst_xpu));
+  if (f.afh2.dst_xpu >= cfg_.xpus || f.afh2.dst_xpu == src) fail(fmt::format("destination XPU {} is not another XPU of the system", f.afh2.dst_xpu));
   if (!cfg_.tp.lite()) {
     if (f.rh.xpuid != src) fail(fmt::format("RH xpuid {} is not the sender {}", f.rh.xpuid, src));
     if (f.rh.vc != (f.afh2.tc & 3)) fail(fmt::format("RH vc {} but traffic class {}", f.rh.vc, f.afh2.tc));
@@ -890,7 +732,7 @@ void System::check_frame(const Frame& fr, unsigned src, unsigned inst) {
         fo = static_cast<int>(8u | static_cast<unsigned>(cfg_.fail_plane) % cfg_.ports());
       if (fig_.failed && cfg_.fail_xpu >= 0 && inst == cfg_.fail_inst &&
           (src == static_cast<unsigned>(cfg_.fail_xpu) ||
-           static_cast<int>(src) == peering_->peer(static_cast<unsigned>(cfg_.fail_xpu), cfg_.fail_inst, 0)))
+           static_cast<int>(src) == mesh_peer(static_cast<unsigned>(cfg_.fail_xpu), cfg_.fail_inst)))
         fo = static_cast<int>(8u | cfg_.fail_port);
       if (f.rh.rsvd && !(f.rh.rsvd == fo && static_cast<unsigned>(f.rh.op) <= 1))
         fail(fmt::format("an empty PDU with rsvd={} op {} from instance {} (allowed: 0{})", f.rh.rsvd,
@@ -1197,7 +1039,7 @@ void System::fail_plane(unsigned pl) {
 
 // Mesh: the cable of port p between instance m of XPU a and its partner fails (both ends at once).
 void System::fail_link(unsigned a, unsigned m, unsigned p) {
-  const int b = peering_->peer(a, m, 0);
+  const int b = mesh_peer(a, m);
   if (b < 0) return;  // refused by the settings: an instance without a partner has no cable
   const unsigned M = cfg_.instances;
   kill_port(*nics_[static_cast<size_t>(a) * M + m], p);

@@ -15,8 +15,9 @@
 // Two lossless classes: VC 0 = requests (writes and read requests), VC 1 =
 // responses (read responses), switch classes 0 and 1.
 //
-// The XPUs issue commands through the XPU transmit interface (Table 3) of the
-// instance that holds the destination in its peer table, spending the
+// The XPUs issue commands through the XPU transmit interface (Table 3) of an
+// instance that reaches the destination (no peer tables: every instance
+// addresses every XPU by its id, queue {XPU, VC} = XPU*4 + VC), spending the
 // per-{destination, VC} queue credits; a read request makes the target issue a
 // read response. An end-to-end core::Scoreboard checks every command: exactly
 // once, byte-exact (64-bit digest), at the right XPU, in order per {src, dst,
@@ -83,7 +84,7 @@ struct SysConfig {
   unsigned instances = 1;  ///< SUE instances per XPU
   Topology topology = Topology::planes;
   std::string variant = "s4";  ///< the compiled parameterization the instances follow (ports, DataW, profile)
-  sue::TxParams tp;            ///< num_peers may exceed the variant's when every block is a model
+  sue::TxParams tp;            ///< num_xpus: xpus when every block is a model, the compiled variant's (>= xpus) with RTL
   sue::RxParams rp;
   bool strict = true;
   unsigned port_gbps = 200;    ///< 100 | 200 | 400 (a 256-bit beat at 1.6 GHz carries 409.6)
@@ -146,59 +147,17 @@ struct SysConfig {
   Kind llr_kind(unsigned plane, unsigned a, sw::LlrLink::Side side) const;
 };
 
-/// Which instance and peer slot carries each pair of XPUs (both ends list each
-/// other in the same instance). Complete demand with N-1 <= NumPeers: every
-/// instance holds every other XPU; otherwise the pairs of a round-robin
-/// 1-factorization (matching r goes to instance r mod M, peer slot r / M) or,
-/// for sparse patterns, a greedy placement.
-class Peering {
- public:
-  struct Place {
-    uint16_t m = 0;  ///< instance
-    uint16_t i = 0;  ///< peer slot at the first XPU of the pair
-  };
-  struct Rev {
-    uint32_t b;  ///< the other XPU
-    Place p;
-  };
-  /// Throws core::UsageError (one line) when the pattern's pairs do not fit.
-  Peering(const SysConfig& c, const std::vector<std::pair<unsigned, unsigned>>& demand, bool complete);
-  /// XPU id in slot i of instance m of XPU a (a distinct unused id when the slot is empty).
-  uint32_t peer_id(unsigned a, unsigned m, unsigned i) const { return ids_[(a * M_ + m) * K_ + i]; }
-  /// -1 when the slot is empty.
-  int peer(unsigned a, unsigned m, unsigned i) const { return table_[(a * M_ + m) * K_ + i]; }
-  /// Where a reaches b: [first, second) (empty: unreachable).
-  std::pair<const Rev*, const Rev*> places(unsigned a, unsigned b) const {
-    if (b < N_ && !span_.empty()) {
-      const uint32_t s = span_[static_cast<size_t>(a) * N_ + b];
-      if (!(s & 0xffffu)) return {nullptr, nullptr};
-      const Rev* lo = rev_[a].data() + (s >> 16);
-      return {lo, lo + (s & 0xffffu)};
-    }
-    return places_search(a, b);
-  }
-  const std::vector<uint32_t>& reachable(unsigned a) const { return reach_[a]; }
-  std::string mode() const { return mode_; }
-  unsigned pairs_missing() const { return missing_; }  ///< pairs of a complete demand left out (NumPeers)
-  unsigned max_degree() const { return max_deg_; }
-  /// Round-robin 1-factorization: partner of a in matching r (>= xpus: none).
-  static unsigned partner(unsigned n_even, unsigned a, unsigned r);
+/// topology=mesh cabling: a round-robin 1-factorization of the XPUs (n_even = xpus rounded up to even).
+/// Instance r of XPU a is cabled to instance r of its partner in matching r: mesh_partner(n_even, a, r)
+/// (>= xpus: none, the XPU sits matching r out). This is cabling, not a peer table: the instance
+/// addresses its partner by its XPU id like any SUE instance.
+unsigned mesh_partner(unsigned n_even, unsigned a, unsigned r);
+/// The matching (= the instance of a) that pairs XPU a with XPU b (a != b, both < n_even).
+unsigned mesh_matching(unsigned n_even, unsigned a, unsigned b);
 
- private:
-  unsigned N_, M_, K_;
-  std::vector<int32_t> table_;
-  std::vector<uint32_t> ids_;
-  std::vector<std::vector<Rev>> rev_;  // per a, sorted by b
-  std::vector<uint32_t> span_;         // [a * N + b]: first index in rev_[a] << 16 | count (places() in O(1))
-  std::vector<std::vector<uint32_t>> reach_;
-  std::string mode_;
-  std::pair<const Rev*, const Rev*> places_search(unsigned a, unsigned b) const;  // without span_
-  unsigned missing_ = 0, max_deg_ = 0;
-};
-
-/// Pairs a pattern needs (sparse patterns), or empty with complete = true.
-std::vector<std::pair<unsigned, unsigned>> demand_pairs(const SysConfig& c, bool& complete,
-                                                        std::vector<uint32_t>* perm = nullptr);
+/// pattern=permutation: the fixed destination of each XPU (a random derangement from the run seed, or a to
+/// a + N/2 with direction=uni); empty for the other patterns.
+std::vector<uint32_t> permutation_of(const SysConfig& c);
 
 /// One NIC port's transmit wire (System::frame_done and FlitSystem::frame_out): a frame of `len` bytes
 /// (pad and FCS included) whose first beat the MAC took at `sof` and its last at `eof` starts on the
@@ -229,7 +188,7 @@ struct XpuGen {
   uint32_t ar_sent = 0;
   std::vector<uint32_t> ar_recv;
   bool ar_done = false;
-  core::UniformInt dest_draw, size_draw;  ///< uniform: index into the reachable XPUs; command sizes
+  core::UniformInt dest_draw, size_draw;  ///< uniform: index into the other XPUs (or the receivers); command sizes
   /// The XPU's own traffic stream ("system.traffic.x<a>", gen_stream()): what one XPU draws does not
   /// depend on when the others draw, so the loop may run the XPUs in any order (FlitSystem's windows).
   core::Rng rng{0, "system.traffic"};
@@ -245,11 +204,11 @@ inline unsigned fanout_destination(const SysConfig& c, unsigned a, unsigned j) {
 }
 
 /// Destination of XPU a's next request under the pattern, or -1 when it has none now (not an incast
-/// sender, an all-reduce step waiting for the predecessor's chunk or all steps done, nobody reachable).
-/// Uniform draws the destination from rng; all-reduce advances its step here.
+/// sender, an all-reduce step waiting for the predecessor's chunk or all steps done).
+/// Uniform draws the destination from rng (over every other XPU); all-reduce advances its step here.
 /// (Inline, as request_shape: they run once per request.)
-inline int next_destination(const SysConfig& c, const Peering& pe, const std::vector<uint32_t>& perm, unsigned ar_steps,
-                            core::Rng& rng, XpuGen& X, unsigned a) {
+inline int next_destination(const SysConfig& c, const std::vector<uint32_t>& perm, unsigned ar_steps, core::Rng& rng,
+                            XpuGen& X, unsigned a) {
   const unsigned N = c.xpus;
   const unsigned H = N / 2;  // direction=uni: the senders are 0..H-1, the receivers H..N-1
   auto draw = [&](unsigned n) -> unsigned {
@@ -264,11 +223,8 @@ inline int next_destination(const SysConfig& c, const Peering& pe, const std::ve
     }
     case Pattern::uniform: {
       if (c.uni) return static_cast<int>(H + draw(H));
-      const auto& r = pe.reachable(a);
-      if (r.empty()) return -1;
-      if (r.size() == 1) return static_cast<int>(r[0]);
-      if (X.dest_draw.hi() != r.size() - 1) X.dest_draw = core::UniformInt(0, r.size() - 1);
-      return static_cast<int>(r[X.dest_draw(rng)]);
+      const unsigned k = draw(N - 1);  // every XPU but a, in ascending order
+      return static_cast<int>(k < a ? k : k + 1);
     }
     case Pattern::permutation:
       return static_cast<int>(perm[a]);
@@ -354,7 +310,7 @@ struct PortBase {
   uint64_t wire_bytes = 0, frames = 0, win_bytes0 = 0, win_bytes1 = 0;
 };
 
-/// What System (cycle-exact NICs) and FlitSystem (sue::Nic) share: configuration, peering, switches,
+/// What System (cycle-exact NICs) and FlitSystem (sue::Nic) share: configuration, the permutation, switches,
 /// the frame pool's free list, scoreboard, figures, per-XPU statistics and the bookkeeping of the
 /// network (frames onto wires, switch drops and departures, credits back, deliveries).
 class SystemBase {
@@ -398,7 +354,6 @@ class SystemBase {
   uint64_t cycles() const { return cycle_; }
   core::Ps now() const { return static_cast<core::Ps>(cycle_) * cfg_.clock_ps; }
   const SysConfig& config() const { return cfg_; }
-  const Peering& peering() const { return *peering_; }
   void finish() { sb_.finish(); }
   void set_profiling(bool on) { profiling_ = on; }
   const Profile& profile() const { return prof_; }
@@ -419,7 +374,7 @@ class SystemBase {
  protected:
   explicit SystemBase(const SysConfig& cfg);
   ~SystemBase();
-  /// Peering, the planes' switches, per-XPU statistics, the figures.
+  /// The permutation, the planes' switches, per-XPU statistics, the figures.
   void build_common();
 
   core::Ps ser(uint64_t bytes) const {
@@ -493,6 +448,11 @@ class SystemBase {
   }
   /// Port p of instance m of XPU a: its XPU, plane and receive buffer limits.
   void init_port(PortBase& pt, unsigned a, unsigned m, unsigned p) const;
+  /// Mesh: the XPU cabled to instance m of XPU a (-1: none, odd xpus).
+  int mesh_peer(unsigned a, unsigned m) const {
+    const unsigned b = mesh_partner(cfg_.xpus + (cfg_.xpus & 1u), a, m);
+    return b < cfg_.xpus ? static_cast<int>(b) : -1;
+  }
   /// Mesh: every port of every instance pointed at its cable partner, peer_of(the partner NIC, port).
   template <class Nics, class PeerOf>
   void wire_mesh(Nics& nics, PeerOf peer_of) {
@@ -500,43 +460,42 @@ class SystemBase {
     if (cfg_.topology != Topology::mesh) return;
     for (unsigned a = 0; a < N; ++a)
       for (unsigned m = 0; m < M; ++m) {
-        const int b = peering_->peer(a, m, 0);
+        const int b = mesh_peer(a, m);
         if (b < 0) continue;
         for (unsigned p = 0; p < P; ++p)
           nics[static_cast<size_t>(a) * M + m]->ports[p].peer = peer_of(*nics[static_cast<size_t>(b) * M + m], p);
       }
   }
-  /// The instance of XPU a that carries its next request to dst (strict: per flow; unordered: the spray
-  /// position), -1 when dst is unreachable.
-  int req_instance(const XpuGen& X, unsigned a, unsigned dst) const;
-  /// Where XPU a's next command to dst on vc goes (instance, peer slot), nullptr when dst is
-  /// unreachable. Strict mode pins a flow to one instance (its order is per instance); unordered mode
-  /// sprays (make_cmd moves the spray position on).
-  const Peering::Place* place_of(const XpuGen& X, unsigned a, unsigned dst, unsigned vc) const {
-    const auto pl = peering_->places(a, dst);
-    const size_t n = static_cast<size_t>(pl.second - pl.first);
-    if (n <= 1) return n ? &pl.first->p : nullptr;
-    return &pl.first[cfg_.strict ? (a + dst + vc) % n : X.spray % n].p;
+  /// The instance of XPU a that carries its next command to dst (!= a) on vc. planes: every instance
+  /// reaches every XPU; strict mode pins a flow to instance (a + dst + vc) mod M (its order lives in one
+  /// instance), unordered mode sprays round robin over the instances (make_cmd moves the spray position
+  /// on). mesh: the instance cabled to dst.
+  unsigned instance_of(const XpuGen& X, unsigned a, unsigned dst, unsigned vc) const {
+    const unsigned M = cfg_.instances;
+    if (cfg_.topology == Topology::mesh) return mesh_matching(cfg_.xpus + (cfg_.xpus & 1u), a, dst);
+    if (M == 1) return 0;
+    return static_cast<unsigned>(cfg_.strict ? (a + dst + vc) % M : X.spray % M);
   }
   /// A command of XPU a to dst on vc: its instance (returned), queue and fields; ids from next_id (per dst, vc).
   template <class Cmd>
   unsigned make_cmd(XpuGen& X, std::vector<uint64_t>& next_id, unsigned a, unsigned dst, unsigned vc, Op op,
                     unsigned dlen, unsigned aux, Cmd& c) const {
-    return make_cmd_at(X, next_id, *place_of(X, a, dst, vc), dst, vc, op, dlen, aux, c);
+    return make_cmd_at(X, next_id, instance_of(X, a, dst, vc), dst, vc, op, dlen, aux, c);
   }
-  /// make_cmd with the place already looked up (place_of with the same X, a, dst and vc).
+  /// make_cmd with the instance already chosen (instance_of with the same X, a, dst and vc). The queue is
+  /// {dst, vc}: the instance addresses dst by its XPU id.
   template <class Cmd>
-  unsigned make_cmd_at(XpuGen& X, std::vector<uint64_t>& next_id, const Peering::Place& p, unsigned dst, unsigned vc,
-                       Op op, unsigned dlen, unsigned aux, Cmd& c) const {
+  unsigned make_cmd_at(XpuGen& X, std::vector<uint64_t>& next_id, unsigned m, unsigned dst, unsigned vc, Op op,
+                       unsigned dlen, unsigned aux, Cmd& c) const {
     if (!cfg_.strict) ++X.spray;
     c.dst = dst;
     c.vc = static_cast<uint8_t>(vc);
     c.op = op;
     c.dlen = static_cast<uint16_t>(dlen);
     c.aux = aux;
-    c.q = static_cast<uint16_t>(p.i * 4 + vc);
+    c.q = static_cast<uint16_t>(dst * 4 + vc);
     c.id = next_id[dst * 2 + vc]++;
-    return p.m;
+    return m;
   }
   /// `c` cells arrive in the receive buffer of `pt` (pl: the plane, -1 from a mesh peer NIC).
   void buffer_in(PortBase& pt, unsigned cls, uint32_t c, int pl);
@@ -585,7 +544,6 @@ class SystemBase {
                           bool& bad);  // wire_passes with an injector
 
   SysConfig cfg_;
-  std::unique_ptr<Peering> peering_;
   std::vector<uint32_t> perm_;
   std::vector<XpuStats> xs_;
   std::vector<uint64_t> pairs_seen_;  // bit src * N + dst: a command of src reached dst

@@ -52,7 +52,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
     : SystemBase(cfg) {
   if (std::string e = cfg_.flit_refusal(); !e.empty()) throw core::UsageError(e);
   build_common();
-  const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports(), K = cfg_.tp.num_peers;
+  const unsigned N = cfg_.xpus, M = cfg_.instances, P = cfg_.ports();
   const double bytes_per_cycle = cfg_.port_gbps / 8.0 * core::to_ns(cfg_.clock_ps);
   tokens_per_cycle_ = cfg_.load * bytes_per_cycle * M * P;
   tokens_cap_ = tokens_per_cycle_ + 20.0 + cfg_.dlen_max;
@@ -79,9 +79,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
       n.index = static_cast<unsigned>(idx);
       sue::NicConfig nc;
       nc.tp = cfg_.tp;
-      nc.own_xpuid = a;
-      nc.peer_xpuid.resize(K);
-      for (unsigned i = 0; i < K; ++i) nc.peer_xpuid[i] = peering_->peer_id(a, m, i);
+      nc.own_xpuid = a;  // no peer table: the instance addresses every XPU by its id
       nc.strict = cfg_.strict;
       nc.vc_weight = cfg_.vc_weight;
       nc.rto = cfg_.rto;
@@ -350,12 +348,12 @@ void FlitSystem::edge(uint64_t x) {
 // ------------------------------------------------------------------ XPUs
 
 // (inline: GCC then folds it into generate(), which issues most commands.)
-inline void FlitSystem::queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op,
+inline void FlitSystem::queue_cmd(unsigned a, unsigned m, unsigned dst, unsigned vc, Op op,
                                   unsigned dlen, unsigned aux, bool response, uint64_t x) {
   Xpu& X = xpus_[a];
   Cmd c;
   c.src = a;
-  const unsigned ni = a * cfg_.instances + make_cmd_at(X, X.next_id, place, dst, vc, op, dlen, aux, c);
+  const unsigned ni = a * cfg_.instances + make_cmd_at(X, X.next_id, m, dst, vc, op, dlen, aux, c);
   FNic& nic = *nics_[ni];
   (response ? nic.resp : nic.req).push_back(c);
   if (response) X.tokens -= 20.0 + dlen;
@@ -377,16 +375,15 @@ void FlitSystem::generate(unsigned a, uint64_t x) {
   }
   for (unsigned guard = 0; guard < 4 && X.tokens >= 0; ++guard) {
     const bool was_done = X.ar_done;
-    const int d = next_destination(cfg_, *peering_, perm_, fig_.ar_steps, X.rng, X, a);
+    const int d = next_destination(cfg_, perm_, fig_.ar_steps, X.rng, X, a);
     if (X.ar_done && !was_done) {  // the run's all-reduce is done after the edge the last XPU finished at
       ar_last_edge_ = std::max(ar_last_edge_, x);
       if (++ar_done_ == cfg_.xpus) fig_.ar_done_cycle = ar_last_edge_ + 1;
     }
     if (d < 0) return;  // nothing to send now (an all-reduce step resumes when the sink wakes us)
     const unsigned dst = static_cast<unsigned>(d);
-    const Peering::Place* place = place_of(X, a, dst, kReqVc);
-    if (!place) return;
-    FNic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + place->m];
+    const unsigned m = instance_of(X, a, dst, kReqVc);
+    FNic& nic = *nics_[static_cast<size_t>(a) * cfg_.instances + m];
     if (nic.req.size() >= cfg_.pending_max) {
       X.stall_since = x;
       // One instance: nothing changes until its interface takes a request, which wakes us. Several:
@@ -401,7 +398,7 @@ void FlitSystem::generate(unsigned a, uint64_t x) {
     unsigned dlen, aux;
     request_shape(cfg_, X.rng, X, op, dlen, aux);
     X.tokens -= 20.0 + dlen;
-    queue_cmd(a, *place, dst, kReqVc, op, dlen, aux, false, x);
+    queue_cmd(a, m, dst, kReqVc, op, dlen, aux, false, x);
   }
   // The next edge the bucket is non-negative again.
   uint64_t wait = 1;
@@ -505,7 +502,7 @@ void FlitSystem::sink(FNic& n, const sue::NicDelivery& d, uint64_t x) {
   sb_.observe(flow_of(c.src, c.dst, c.vc), c.id, d.cmd.digest, t);
   count_delivery(n.xpu, c.src, c.vc, c.dlen, d.last - stamp, x);
   if (c.op == kReadReq)
-    queue_cmd(n.xpu, *place_of(xpus_[n.xpu], n.xpu, c.src, kRespVc), c.src, kRespVc, kReadResp, c.aux, 0, true, x);
+    queue_cmd(n.xpu, instance_of(xpus_[n.xpu], n.xpu, c.src, kRespVc), c.src, kRespVc, kReadResp, c.aux, 0, true, x);
   if (cfg_.pattern == Pattern::allreduce && c.op == kWrite && c.aux < xpus_[n.xpu].ar_recv.size()) {
     xpus_[n.xpu].ar_recv[c.aux] += c.dlen;
     schedule(kGen, n.xpu, x + 1);

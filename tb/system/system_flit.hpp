@@ -7,7 +7,8 @@
 // switch core edges in between. Times are SUE edges (625 ps) for the NICs and XPUs and picoseconds
 // on the wires and in the switches, as in System.
 //
-// Shared with System: SysConfig, Peering and demand_pairs (peer tables), the traffic patterns
+// Shared with System: SysConfig, the mesh cabling and the permutation (mesh_partner, permutation_of),
+// the choice of instance (SystemBase::instance_of; no peer tables: queue {XPU, VC}), the traffic patterns
 // (XpuGen, next_destination, request_shape), the transmit wire (wire_times), and SystemBase: the
 // switches, frame pool, scoreboard, figures and per-XPU statistics (SystemBase::Figures, XpuStats, the
 // templated report of system_tb.cpp), the network bookkeeping and the lnk::FaultInjector streams.
@@ -123,7 +124,7 @@ class FlitSystem : public SystemBase {
   void run_xpu_m(unsigned a, uint64_t e1);  // kOne: one instance per XPU
   void switch_tick(unsigned pl);
   [[gnu::always_inline]] inline void generate(unsigned a, uint64_t x);  // (into the loops that run it)
-  void queue_cmd(unsigned a, const Peering::Place& place, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux,
+  void queue_cmd(unsigned a, unsigned m, unsigned dst, unsigned vc, Op op, unsigned dlen, unsigned aux,
                  bool response, uint64_t x);
   [[gnu::always_inline]] inline void drive(unsigned ni, uint64_t x);
   void nic_edge(unsigned ni, uint64_t x);

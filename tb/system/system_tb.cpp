@@ -30,16 +30,14 @@ const std::vector<std::string> kConfigs = {"s1", "s2", "s4", "lite"};
 const std::vector<std::string> kPatterns = {"uniform", "permutation", "incast", "alltoall", "allreduce", "fanout"};
 
 void declare(core::Schema& s) {
-  s.add_int("xpus", 8, 2, 1024, "XPUs (XPU a has id a; planes: one switch port per XPU, so at most the switch radix)");
+  s.add_int("xpus", 8, 2, 1024, "XPUs (XPU a has id a; planes: one switch port per XPU, so at most the switch radix); no peer "
+            "tables: every instance addresses every XPU (NumXpus = xpus; with RTL sue_tx/sue_rx at most the compiled NumXpus, 8)");
   s.add_int("instances", 1, 1, 64, "SUE instances per XPU (spec figure 1: 12); mesh: one per matching, xpus-1 (even) or xpus (odd)");
   s.add_choice("sue_config", "s4", kConfigs,
                "every instance follows this compiled parameterization: s1 (1 port, 256-bit XPU bus), s2 (2 ports, 1024-bit), "
                "s4 (4 ports, 1024-bit), lite (SUE Lite, 1 port)");
-  s.add_int("peers", 0, 0, 1024,
-            "NumPeers of every instance (0: auto = the most peers an XPU needs: every other XPU with nic=flit, at most 16 "
-            "with the cycle-exact twins (1..16), the compiled 4 with RTL blocks)");
   s.add_int("qdepth", 0, 0, 256,
-            "QDepth of every instance: XPU credits per {peer, VC}, back when a command is formed into a PDU; the command "
+            "QDepth of every instance: XPU credits per {XPU, VC}, back when a command is formed into a PDU; the command "
             "pool shared by the queues holds NQ*QDepth + 3072 slots rounded up to a power of 2 (0: the compiled 64; C++ models "
             "only; power of 2)");
   s.add_int("window", 0, 0, 256, "Window of every instance: PDUs in flight per connection (0: the compiled 64; models only; "
@@ -274,7 +272,7 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   const unsigned Ne = N + (N & 1u);
   if (c.topology == Topology::mesh && c.instances != Ne - 1)
     throw core::UsageError(fmt::format("setting 'instances'={} with topology=mesh: every XPU needs one instance per "
-                                       "matching of its {} peers (allowed: instances={} for xpus={})",
+                                       "matching, a cable to each of the other {} XPUs (allowed: instances={} for xpus={})",
                                        c.instances, N - 1, Ne - 1, N));
   if (c.topology == Topology::planes && N > sw::kMaxRadix)
     throw core::UsageError(fmt::format("setting 'xpus'={} needs switches of {} ports but the switch model allows radix "
@@ -283,38 +281,19 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   if (c.port_gbps > 400 || (c.tp.data_w == 256 && c.tp.num_ports == 1 && c.port_gbps > 409))
     throw core::UsageError("setting 'port_gbps' above 409.6 Gb/s: one 256-bit beat per 1.6 GHz cycle (allowed: 100|200|400)");
 
-  // NumPeers.
-  bool complete = false;
-  const auto demand = demand_pairs(c, complete);
-  unsigned need = 1;
-  if (c.topology == Topology::mesh)
-    need = 1;
-  else if (complete)
-    need = N - 1;
-  else {
-    std::vector<unsigned> deg(N, 0);
-    for (auto& p : demand) ++deg[p.first], ++deg[p.second];
-    for (unsigned d : deg) need = std::max(need, d);
-  }
-  const unsigned peers = static_cast<unsigned>(s.i("peers"));
+  // NumXpus: no peer tables, every instance addresses every XPU by its id (docs/system.md "Addressing"). The
+  // C++ models (twins and sue::Nic) take NumXpus = xpus; RTL blocks have the compiled variant's, which must
+  // cover the XPU ids 0..xpus-1 (every block then follows it, the twins in lockstep too).
   c.flit = s.s("nic") == "flit";
-  if (c.flit) {
-    // sue::Nic addresses up to kNicMaxPeers XPUs: every XPU reaches every other on every instance.
-    c.tp.num_peers = peers ? peers : need;
-  } else if (peers > 16) {
-    throw core::UsageError(fmt::format("setting 'peers'={}: the cycle-exact twins hold at most 16 peers per instance "
-                                       "(allowed: 0..16 with nic=cycle, 0..{} with nic=flit)", peers, sue::kNicMaxPeers));
-  } else if (c.any_rtl()) {
-    if (peers && peers != c.tp.num_peers)
-      throw core::UsageError(fmt::format("setting 'peers'={} with RTL blocks: the compiled sue_config={} has NumPeers={} "
-                                         "(allowed: 0 or {})", peers, c.variant, c.tp.num_peers, c.tp.num_peers));
+  if (c.any_rtl()) {
+    if (N > c.tp.num_xpus)
+      throw core::UsageError(fmt::format("setting 'xpus'={} with RTL blocks: the compiled sue_config={} addresses NumXpus={} "
+                                         "XPU ids (allowed: xpus 2..{} with rtl=xN.tx|xN.rx, or rtl without them)",
+                                         N, c.variant, c.tp.num_xpus, c.tp.num_xpus));
   } else {
-    // auto: what the XPU with the most partners needs; beyond 16 the pairs are spread over the
-    // instances (1-factorization: ceil((N'-1)/M) matchings per instance).
-    const unsigned per_inst = complete ? (N - 1 + (N & 1u) + c.instances - 1) / c.instances : 16u;
-    c.tp.num_peers = peers ? peers : need <= 16 ? need : std::min(16u, per_inst);
+    c.tp.num_xpus = N;
   }
-  c.rp.num_peers = c.tp.num_peers;
+  c.rp.num_xpus = c.tp.num_xpus;
   for (const char* key : {"qdepth", "window"}) {
     const unsigned v = static_cast<unsigned>(s.i(key));
     if (!v) continue;
@@ -336,11 +315,7 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
       throw core::UsageError(fmt::format("setting 'data_w'={} (allowed: 0, 128, 256, 512, 1024)", v));
     c.tp.data_w = c.rp.data_w = v;
   }
-  {
-    sue::TxParams t = c.tp;  // nic=flit: NumPeers up to sue::kNicMaxPeers (checked above), the rest as the twins'
-    if (c.flit) t.num_peers = std::min(t.num_peers, 16u);
-    if (std::string e = t.validate(); !e.empty()) throw core::UsageError("sue_config: " + e);
-  }
+  if (std::string e = c.tp.validate(); !e.empty()) throw core::UsageError("sue_config: " + e);
 
   // Switch per plane.
   sw::Params& w = c.swp;
@@ -417,9 +392,7 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   }
   if (c.flit)
     if (std::string e = c.flit_refusal(); !e.empty()) throw core::UsageError(e);
-  // The pairs must fit the peer tables (throws the one line).
-  Peering check(c, demand, complete);
-  if (c.fail_xpu >= 0 && check.peer(static_cast<unsigned>(c.fail_xpu), c.fail_inst, 0) < 0)
+  if (c.fail_xpu >= 0 && mesh_partner(Ne, static_cast<unsigned>(c.fail_xpu), c.fail_inst) >= N)
     throw core::UsageError(fmt::format("setting 'fail_link'={}: instance {} of XPU {} has no partner (odd xpus), so no "
                                        "cable (allowed: another instance of XPU {})", s.s("fail_link"), c.fail_inst,
                                        c.fail_xpu, c.fail_xpu));
@@ -566,12 +539,12 @@ sue::WireFormat wire_format(const SysConfig& c) {
   return {c.tp.lite(), c.tp.lite() ? 6u : 14u, c.tp.max_pack};
 }
 
-/// Strict mode, one instance per XPU: an XPU's request flows {peer, VC 0} are pinned to port
-/// sue::pin_base(own, peer, 0, P) (all ports live). The generator spreads an XPU's requests evenly over its
+/// Strict mode, one instance per XPU: an XPU's request flows {destination, VC 0} are pinned to port
+/// sue::pin_base(own, destination, 0, P) (all ports live). The generator spreads an XPU's requests evenly over its
 /// destinations and waits when the chosen one's queue is full, so the port holding the most flows caps the
 /// XPU at k / (P x max flows per port) of its ports (k destinations); the same on the receiving side. The
 /// fraction: the smaller of the senders' and the receivers' means (1 in unordered mode or without spread).
-double pin_fraction(const SysConfig& c, const Peering& pe) {
+double pin_fraction(const SysConfig& c) {
   const unsigned P = c.ports(), N = c.xpus;
   if (!c.strict || P < 2 || c.instances != 1 || c.tp.lite() ||
       (c.pattern != Pattern::uniform && c.pattern != Pattern::fanout && c.pattern != Pattern::alltoall))
@@ -584,8 +557,8 @@ double pin_fraction(const SysConfig& c, const Peering& pe) {
     if (c.pattern == Pattern::fanout) {
       for (unsigned j = 0; j < c.fanout; ++j) d.push_back(fanout_destination(c, a, j));
     } else {
-      for (uint32_t b : pe.reachable(a))
-        if (b != a && (!c.uni || b >= H)) d.push_back(b);
+      for (unsigned b = c.uni ? H : 0; b < N; ++b)  // every other XPU (uni: every receiver)
+        if (b != a) d.push_back(b);
     }
     for (unsigned b : d) to[a].push_back(b), from[b].push_back(a);
   }
@@ -639,7 +612,7 @@ Tput throughput(const S& sys) {
   if (beats)  // goodput bytes (control + data) per beat x beats per second x instances
     t.bus_gbps = static_cast<double>(bytes - sue::kOpHeaderBytes * cmds) / static_cast<double>(beats) * 8.0 * 1000.0 /
                  static_cast<double>(c.clock_ps) * c.instances;
-  t.pin_fraction = pin_fraction(c, sys.peering());
+  t.pin_fraction = pin_fraction(c);
   double sum = 0, mx = 0;
   for (uint64_t bytes : f.plane_bytes_win) {
     t.plane_gbps.push_back(static_cast<double>(bytes) * 8.0 / ns);
@@ -690,7 +663,7 @@ std::string bound_lines(const SysConfig& c, const Tput& tp, unsigned dests) {
                        c.tp.data_w, c.tp.db(), 1e6 / static_cast<double>(c.clock_ps), c.tp.db(), tp.bus_gbps / c.instances,
                        c.instances, 100 * tp.bus_gbps / lim, lim);
   if (tp.pin_fraction < 1)
-    out += fmt::format("  bound: strict mode pins each flow {{peer, VC}} to port (own + peer + VC) mod {}; the port with the most "
+    out += fmt::format("  bound: strict mode pins each flow {{destination, VC}} to port (own + destination XPU id + VC) mod {}; the port with the most "
                        "of an XPU's flows allows {:.1f} % of its ports ({:.1f} of the {:.1f} Gb/s wire limit; mode=unordered spreads "
                        "every PDU)\n",
                        c.ports(), 100 * tp.pin_fraction, tp.pin_fraction * lim, lim);
@@ -699,10 +672,10 @@ std::string bound_lines(const SysConfig& c, const Tput& tp, unsigned dests) {
   const double held = static_cast<double>(c.tp.held_max());
   const double per_x = held * cmd * 8 / rtt_ns * c.instances;  // one pool per SUE instance
   if (per_x < lim)
-    out += fmt::format("  bound: setting 'qdepth'={} with {} peers gives a pool of {} slots holding {} sent commands for all "
+    out += fmt::format("  bound: setting 'qdepth'={} with NumXpus={} gives a pool of {} slots holding {} sent commands for all "
                        "queues of an instance (Pool - NQ*QDepth): {:.0f} x {:.0f} B per {:.0f} ns round trip x {} instance(s) allow "
                        "{:.1f} of the {:.1f} Gb/s wire limit\n",
-                       c.tp.qdepth, c.tp.num_peers, c.tp.pool_slots(), held, held, cmd, rtt_ns, c.instances, per_x, lim);
+                       c.tp.qdepth, c.tp.num_xpus, c.tp.pool_slots(), held, held, cmd, rtt_ns, c.instances, per_x, lim);
   // PDUs per connection: Window, each at most MaxPack bytes; strict mode keeps a queue on one connection.
   const double per_c = static_cast<double>(c.tp.window) * c.tp.max_pack * 8 / rtt_ns;
   const double conns = static_cast<double>(dests) * (c.strict ? 1 : c.tp.num_ports);
@@ -714,9 +687,9 @@ std::string bound_lines(const SysConfig& c, const Tput& tp, unsigned dests) {
 }
 
 /// Destination queues an XPU's requests use under the pattern (the busiest XPU).
-unsigned destinations(const SysConfig& c, const Peering& pe) {
+unsigned destinations(const SysConfig& c) {
   switch (c.pattern) {
-    case Pattern::uniform: return c.uni ? c.xpus / 2 : static_cast<unsigned>(pe.reachable(0).size());
+    case Pattern::uniform: return c.uni ? c.xpus / 2 : c.xpus - 1;
     case Pattern::fanout: return c.fanout;
     case Pattern::alltoall: return c.xpus - 1;
     default: return 1;
@@ -789,7 +762,6 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   nlohmann::json& j = r.json;
   const auto& f = sys.figures();
   const auto& sb = sys.scoreboard().counts();
-  const auto& pe = sys.peering();
   const unsigned N = c.xpus, M = c.instances, P = c.ports();
   const bool lite = c.tp.lite();
   using T = sue::TxCnt;
@@ -798,9 +770,9 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   // ---- header
   std::string out;
   out += fmt::format("  {} XPUs x {} SUE instance(s) x {} port(s) of {} Gb/s ({} Gb/s per XPU); sue_config={} ({}, DataW {}, "
-                     "MaxPack {}, QDepth {}, Window {}, NumPeers {}); {} mode\n",
+                     "MaxPack {}, QDepth {}, Window {}, NumXpus {}); {} mode\n",
                      N, M, P, c.port_gbps, M * P * c.port_gbps, c.variant, lite ? "SUE Lite" : "SUE", c.tp.data_w,
-                     c.tp.max_pack, c.tp.qdepth, c.tp.window, c.tp.num_peers, c.strict ? "strict" : "unordered");
+                     c.tp.max_pack, c.tp.qdepth, c.tp.window, c.tp.num_xpus, c.strict ? "strict" : "unordered");
   if (c.topology == Topology::planes)
     out += fmt::format("  topology planes (figure 1): {} planes, one {}-port switch each (sw::Switch, {} MHz core, 128-B "
                        "flits, cut-through, 250 ns pin to pin, CBFC: {} credits per NIC per class, NIC buffers {} cells), "
@@ -809,11 +781,12 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   else
     out += fmt::format("  topology mesh (figure 2): instance m of each XPU cabled to its partner in matching m, {} port(s) in "
                        "parallel; CBFC NIC to NIC, {} cells per class\n", P, c.nic_buf_cells);
-  out += fmt::format("  peer tables: {}; at most {} peers per XPU{}\n", pe.mode(), pe.max_degree(),
-                     pe.pairs_missing() ? fmt::format(" ({} XPU pairs have no instance in common: NumPeers={} x instances={} "
-                                                      "< {} peers; uniform traffic stays within each XPU's {} peers)",
-                                                      pe.pairs_missing(), c.tp.num_peers, M, N - 1, pe.max_degree())
-                                        : std::string());
+  out += fmt::format("  addressing: no peer tables, every instance addresses XPU ids 0..{} directly (queue {{XPU, VC}} = "
+                     "XPU x 4 + VC){}\n", c.tp.num_xpus - 1,
+                     c.topology == Topology::mesh ? "; instance m carries the traffic to its cable partner of matching m"
+                     : M == 1                     ? ""
+                     : c.strict ? fmt::format("; a flow {{src, dst, VC}} on instance (src + dst + VC) mod {}", M)
+                                : fmt::format("; commands sprayed round robin over the {} instances", M));
   if (c.flit)
     out += "  blocks: every NIC the flit model sue::Nic (frame granularity, event-driven; docs/system.md \"The flit NIC "
            "model\"); no frame bytes, so no frame checks\n";
@@ -904,7 +877,7 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   }
   out += tx.str();
   out += goodput_lines(c, tp, mean);
-  out += bound_lines(c, tp, destinations(c, sys.peering()));
+  out += bound_lines(c, tp, destinations(c));
   if (c.load >= 0.9 && c.warmup_cycles < kSteadyWarmup)
     out += fmt::format("  note: the window starts at cycle {}: at full load the NIC and switch queues fill over ~{} cycles, so "
                        "these figures include the ramp; --set warmup_cycles={} measures steady state (as cosim report "
@@ -970,7 +943,7 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
                          fpl % P, fpl / P);
       jf["plane"] = fpl;
     } else {
-      const int b = pe.peer(static_cast<unsigned>(c.fail_xpu), c.fail_inst, 0);
+      const unsigned b = mesh_partner(N + (N & 1u), static_cast<unsigned>(c.fail_xpu), c.fail_inst);
       what = fmt::format("Link failure: the cable of port {} between instance {} of XPU {} and of XPU {}", c.fail_port,
                          c.fail_inst, c.fail_xpu, b);
       jf["xpu"] = c.fail_xpu;
@@ -1068,8 +1041,7 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   j["ports"] = P;
   j["planes"] = c.planes();
   j["topology"] = c.topology == Topology::planes ? "planes" : "mesh";
-  j["num_peers"] = c.tp.num_peers;
-  j["pairs_missing"] = pe.pairs_missing();
+  j["num_xpus"] = c.tp.num_xpus;
   j["pairs_reached"] = sys.pairs_reached();
   j["cycles"] = r.cycles;
   j["traffic_cycles"] = traffic;

@@ -74,8 +74,10 @@ if "$COSIM" list | grep -q "^ sue_system"; then
   expect_usage "sue fail_port on one port" "'fail_port'=0@2000 needs a second port" -- \
     run sue_system --set mode=unordered --set fail_port=0@2000
   expect_usage "sue bad load" "'load'.*'1.5' is out of range .allowed: 0\.01\.\.1" -- run sue_system --set load=1.5
-  expect_usage "sue too many nodes" "'nodes'=6 needs 5 peers but sue_config=s1 has NumPeers=4 .allowed: 2\.\.5" -- \
-    run sue_system --set nodes=6
+  expect_usage "sue too many nodes for the RTL" "'nodes'=9 with RTL blocks: sue_config=s1 addresses NumXpus=8 XPU ids .allowed: nodes 2\.\.8" -- \
+    run sue_system --set nodes=9
+  expect_usage "sue nodes range" "'nodes' of testbench sue_system: '17' is out of range .allowed: 2\.\.16" -- \
+    run sue_system --set nodes=17 --set tx=model --set rx=model
   expect_usage "sue lite rcrc" "'rcrc_corrupt'=0.01 needs the R-CRC" -- run sue_system --set sue_config=lite --set rcrc_corrupt=0.01
   expect_usage "sue cable needs 2 nodes" "'topology'=cable joins exactly 2 nodes" -- \
     run sue_system --set topology=cable --set nodes=3
@@ -110,9 +112,9 @@ if "$COSIM" list | grep -q "^ system "; then
     run system --set fail_plane=7@100
   expect_usage "system fail_plane one port" "'fail_plane'=0@100 needs a second port" -- \
     run system --set sue_config=s1 --set fail_plane=0@100
-  expect_usage "system peers with rtl" "'peers'=8 with RTL blocks.*allowed: 0 or 4" -- run system --set rtl=x0.tx --set peers=8
-  expect_usage "system alltoall too many peers" "'pattern'=alltoall with xpus=40 needs 39 peers" -- \
-    run system --set pattern=alltoall --set xpus=40 --set peers=16
+  expect_usage "system no peers setting" "unknown setting 'peers' for testbench system .allowed: xpus, " -- run system --set peers=8
+  expect_usage "system xpus above the RTL's NumXpus" "'xpus'=9 with RTL blocks: the compiled sue_config=s4 addresses NumXpus=8 XPU ids .allowed: xpus 2\.\.8" -- \
+    run system --set rtl=x0.tx --set xpus=9
   expect_usage "system qdepth not a power of 2" "'qdepth'=48 is not a power of 2" -- run system --set qdepth=48
   expect_usage "system ack_count out of range" "'ack_count' of testbench system: '256' is out of range .allowed: 0..255" -- run system --set ack_count=256
   expect_usage "sue_system ack_count out of range" "'ack_count' of testbench sue_system: '-1' is out of range .allowed: 0..255" -- run sue_system --set ack_count=-1

@@ -39,14 +39,14 @@ LineRate run_linerate(Block& blk, const sue::RxParams& p, unsigned dlen, uint64_
   std::vector<Feeder> feed;
   for (unsigned q = 0; q < np; ++q) feed.emplace_back(700 + q, 0.0);  // no gaps: a beat every cycle
   std::vector<std::deque<Bytes>> want(np);
-  std::vector<uint16_t> psn(np * p.num_peers * 4, 0);
+  std::vector<uint16_t> psn(np * p.num_xpus * 4, 0);
   core::Rng r(dlen * 16 + np, "linerate");
   unsigned in_beats = 0;
   auto refill = [&](unsigned q) {
     while (feed[q].queued() < 3) {
-      const unsigned i = static_cast<unsigned>(r.uniform(0, p.num_peers - 1)), v = static_cast<unsigned>(r.uniform(0, 3));
+      const unsigned i = static_cast<unsigned>(r.uniform(0, p.num_xpus - 1)), v = static_cast<unsigned>(r.uniform(0, 3));
       sue::Frame f = base_frame(p, cfg, i, v);
-      f.rh.npsn = psn[(q * p.num_peers + i) * 4 + v]++;
+      f.rh.npsn = psn[(q * p.num_xpus + i) * 4 + v]++;
       f.cmds = {make_cmd(r, dlen)};
       want[q].push_back(f.cmds[0]);
       TxFrame t;

@@ -109,9 +109,9 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
   auto gen = [&](unsigned q) {
     TxFrame tf;
     Expect e;
-    e.peer = k.one_conn ? 0 : static_cast<unsigned>(frng.uniform(0, p.num_peers - 1));
+    e.peer = k.one_conn ? 0 : static_cast<unsigned>(frng.uniform(0, p.num_xpus - 1));
     e.vc = k.one_conn ? 0 : static_cast<unsigned>(frng.uniform(0, 3));
-    const unsigned c = (q * p.num_peers + e.peer) * 4 + e.vc;
+    const unsigned c = (q * p.num_xpus + e.peer) * 4 + e.vc;
     sue::Frame f = base_frame(p, cfg, e.peer, e.vc);
     double r = frng.real();
     auto pick = [&](double w) {
@@ -184,7 +184,7 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
           case 0: f.afh2.m = 1; break;
           case 1: f.afh2.dst_xpu = cfg.own_xpuid ^ 0x1; break;
           case 2: f.afh2.tc = static_cast<uint8_t>(4 * frng.uniform(1, 3) + e.vc); break;
-          case 3: f.afh2.src_xpu = f.rh.xpuid = 0x3fe; break;  // not in the table
+          case 3: f.afh2.src_xpu = f.rh.xpuid = 0x3fe; break;  // not a peer (>= NumXpus)
           case 4: f.afh2.v = 1; break;
           case 5: f.afh2.dst_xpu = cfg.own_xpuid | (p.lite() ? 0x400u : 0x10000u); break;
           case 6: f.rh.partition ^= 1; break;
@@ -192,7 +192,7 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
           case 8: f.rh.op = 3; break;
           case 9: f.rh.xpuid ^= 1; break;
           case 10: f.rh.vc ^= 1; break;
-          case 11: f.afh2.src_xpu = cfg.peer_xpuid[e.peer] | 0x40000; break;
+          case 11: f.afh2.src_xpu = e.peer | 0x40000; break;
           case 12: f.rh.rsvd = 8; break;  // FO bit on a data PDU
           case 13: f.cmds.clear(), f.rh.rsvd = 8, f.rh.op = 2; break;  // FO with op NACK
           case 14: f.cmds.clear(), f.rh.rsvd = 0xc; break;  // FO with rsvd[2]
@@ -351,7 +351,7 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
         }
         Expect e = it->second;
         pending.erase(it);
-        const unsigned c = (q * p.num_peers + e.peer) * 4 + e.vc;
+        const unsigned c = (q * p.num_xpus + e.peer) * 4 + e.vc;
         want_fb = sue::Feedback{};
         want_fb.valid = true;
         want_fb.peer = e.peer;
@@ -373,7 +373,7 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
             if (dead_q[e.fport] && prev.rec_count[e.fport] == 0) {
               want_fb.fo = sue::kFoReq, want_fb.fo_port = e.fport;
               ++res.fo_answered;
-              want_fb.owe_psn = static_cast<uint16_t>(exp[(e.fport * p.num_peers + e.peer) * 4 + e.vc] - 1);
+              want_fb.owe_psn = static_cast<uint16_t>(exp[(e.fport * p.num_xpus + e.peer) * 4 + e.vc] - 1);
               fb_expected = true;
             } else {
               ++ref[RxCnt::fo_req_deferred];
@@ -383,7 +383,7 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
             if (p.lite()) {
               ++ref[RxCnt::lite_ok];
               ++res.accepted;
-              for (auto& cm : e.cmds) want[q].push_back(XpuCmd{cm, e.vc, cfg.peer_xpuid[e.peer], q});
+              for (auto& cm : e.cmds) want[q].push_back(XpuCmd{cm, e.vc, e.peer, q});
               break;
             }
             fb_expected = true;
@@ -396,7 +396,7 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
                 exp[c] = static_cast<uint16_t>(exp[c] + 1);
                 nacked[c] = 0;
                 want_fb.owe = sue::kOweAck, want_fb.owe_psn = e.psn;
-                for (auto& cm : e.cmds) want[q].push_back(XpuCmd{cm, e.vc, cfg.peer_xpuid[e.peer], q});
+                for (auto& cm : e.cmds) want[q].push_back(XpuCmd{cm, e.vc, e.peer, q});
               } else if (d < 0x8000) {
                 ++ref[RxCnt::drop_psn];
                 if (!nacked[c]) {

@@ -50,11 +50,12 @@ inline std::vector<Bytes> rand_cmds(core::Rng& r, const sue::RxParams& p, unsign
   return cmds;
 }
 
-/// The configuration the tests use: own XPU 5, peers 0x101, 0x202, ... (NumPeers of them).
+/// The configuration the tests use: own XPU 0x3c5, above every addressable id, so peer i (the XPU id i,
+/// sue_rx has no peer table) is a peer for every i < NumXpus.
 inline sue::RxCfg default_cfg(const sue::RxParams& p, uint32_t credits = 8) {
+  (void)p;
   sue::RxCfg c;
-  c.own_xpuid = 5;
-  for (unsigned i = 0; i < 16; ++i) c.peer_xpuid[i] = i < p.num_peers ? 0x101 * (i + 1) & 0x3ff : 0;
+  c.own_xpuid = 0x3c5;
   c.partition = 0x155;
   c.rx_credits = {credits, credits, credits, credits};
   return c;
@@ -65,10 +66,10 @@ inline sue::Frame base_frame(const sue::RxParams& p, const sue::RxCfg& cfg, unsi
   sue::Frame f = sue::make_frame(p.lite() ? sue::Profile::SueLite : sue::Profile::Sue,
                                  p.lite() ? sue::Encap::AfhGen2_6 : sue::Encap::AfhGen2_12);
   f.afh2.dst_xpu = cfg.own_xpuid;
-  f.afh2.src_xpu = cfg.peer_xpuid[i];
+  f.afh2.src_xpu = i;
   f.afh2.tc = static_cast<uint8_t>(v);
   f.afh2.entropy = static_cast<uint8_t>(i * 4 + v);
-  f.rh.xpuid = static_cast<uint16_t>(cfg.peer_xpuid[i]);
+  f.rh.xpuid = static_cast<uint16_t>(i);
   f.rh.vc = static_cast<uint8_t>(v);
   f.rh.partition = static_cast<uint16_t>(cfg.partition);
   return f;

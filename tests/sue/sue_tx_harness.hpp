@@ -95,7 +95,7 @@ class Harness {
   Harness(sue::TxParams p, HarnessCfg c, Dut& dut)
       : p_(p), c_(c), dut_(dut), rng_(c.seed, "sue_tx_harness") {
     np_ = p_.num_ports;
-    npe_ = p_.num_peers;
+    npe_ = p_.num_xpus;
     lite_ = p_.lite();
     dlen_max_ = c_.dlen_max ? std::min(c_.dlen_max, p_.max_data) : p_.max_data;
   }
@@ -165,15 +165,11 @@ class Harness {
   // ------------------------------------------------------------------ configuration and reset
   void new_config() {
     cfg_ = sue::TxCfg{};
-    cfg_.own_xpuid = static_cast<uint32_t>(rng_.uniform(0, 1023));
-    std::set<uint32_t> used{cfg_.own_xpuid};
-    for (unsigned i = 0; i < 16; ++i) {
-      uint32_t x;
-      do x = static_cast<uint32_t>(rng_.uniform(0, 1023));
-      while (used.count(x));
-      used.insert(x);
-      cfg_.peer_xpuid[i] = x;
-    }
+    // The own id among the addressable ones (0..NumXpus-1: that id is not a peer) or above them.
+    cfg_.own_xpuid = static_cast<uint32_t>(rng_.chance(0.7) ? rng_.uniform(0, npe_ - 1) : rng_.uniform(npe_, 1023));
+    peers_.clear();
+    for (unsigned i = 0; i < npe_; ++i)
+      if (i != cfg_.own_xpuid) peers_.push_back(i);
     cfg_.partition = static_cast<uint32_t>(rng_.uniform(0, 1023));
     cfg_.hop_count = static_cast<uint32_t>(rng_.uniform(0, 255));
     // 0 (off) .. 8 owed events, from a draw already made: no new draw, so each seed's stimulus stays.
@@ -261,12 +257,12 @@ class Harness {
     uint32_t dlen = rng_.chance(0.3) ? 0 : static_cast<uint32_t>(rng_.uniform(1, dlen_max_));
     if (rng_.chance(0.1)) dlen = dlen_max_;
     if (rng_.chance(0.1)) dlen = std::min<uint32_t>(dlen_max_, DB * static_cast<uint32_t>(rng_.uniform(1, 4)));
-    const unsigned i = c_.narrow ? 0 : static_cast<unsigned>(rng_.uniform(0, npe_ - 1));
+    const unsigned i = c_.narrow ? peers_[0] : peer_draw();
     const unsigned v = c_.narrow ? 0 : static_cast<unsigned>(rng_.uniform(0, 3));
     const unsigned q = i * 4 + v;
     Beat b0;
     b0.vc = v;
-    b0.xpuid = cfg_.peer_xpuid[i];
+    b0.xpuid = i;
     const uint64_t id = ++next_id_;
     for (auto& x : b0.ctrl) x = static_cast<uint8_t>(rng_.next());
     b0.ctrl[1] = static_cast<uint8_t>(dlen >> 4);
@@ -308,7 +304,7 @@ class Harness {
       do {
         x = static_cast<uint32_t>(rng_.uniform(0, 1023));
         in_table = false;
-        for (unsigned k = 0; k < npe_; ++k) in_table |= cfg_.peer_xpuid[k] == x;
+        in_table = x < npe_ && x != cfg_.own_xpuid;
       } while (in_table);
       cur_[0].xpuid = x;
       return;  // unknown destination: dropped, no credit
@@ -367,7 +363,7 @@ class Harness {
     TxIn in;
     in.rst_n = true;
     in.cfg = cfg_;
-    for (auto& x : in.cfg.peer_xpuid) x ^= 0x155;  // cfg is ignored out of reset
+    in.cfg.own_xpuid ^= 0x155;  // cfg is ignored out of reset
     // network
     for (unsigned p = 0; p < np_; ++p)
       if (draining_ || rng_.chance(c_.p_ready)) in.mac_tx_ready |= 1u << p;
@@ -410,7 +406,7 @@ class Harness {
       if (!in.fb[p].valid && !draining_ && !lite_ && rng_.chance(c_.p_owe)) {  // an owed ACK/NACK/DUP alone
         sue::Feedback f;
         f.valid = true;
-        f.peer = static_cast<uint32_t>(rng_.uniform(0, rng_.chance(0.05) ? 15 : npe_ - 1));
+        f.peer = rng_.chance(0.05) ? static_cast<uint32_t>(rng_.uniform(0, 1023)) : peer_draw();
         f.vc = static_cast<uint32_t>(rng_.uniform(0, 3));
         f.owe = static_cast<uint32_t>(rng_.uniform(1, 3));
         f.owe_psn = static_cast<uint32_t>(rng_.uniform(0, 0xffff));
@@ -419,7 +415,7 @@ class Harness {
       if (!in.fb[p].valid && !draining_ && !lite_ && rng_.chance(c_.p_fo_req)) {  // the peer asks us for an answer
         sue::Feedback f;
         f.valid = true;
-        f.peer = static_cast<uint32_t>(rng_.uniform(0, npe_ - 1));
+        f.peer = peer_draw();
         f.vc = static_cast<uint32_t>(rng_.uniform(0, 3));
         f.fo = sue::kFoReq;
         f.fo_port = static_cast<uint32_t>(rng_.uniform(0, np_ - 1));
@@ -573,13 +569,13 @@ class Harness {
     if (f.afh2.tc > 3) failf("traffic class > 3");
     if (lite_) {
       bool found = false;
-      for (unsigned k = 0; k < npe_ && !found; ++k)
-        if (cfg_.peer_xpuid[k] == f.afh2.dst_xpu) i = k, found = true;
-      if (!found) return failf("Lite frame to an XPU not in the peer table");
+      i = f.afh2.dst_xpu;
+      found = i < npe_ && i != cfg_.own_xpuid;
+      if (!found) return failf("Lite frame to an XPU that is not a peer (own id or >= NumXpus)");
     } else {
       i = f.afh2.entropy / 4;
       if (f.afh2.entropy % 4 != v || i >= npe_) return failf("entropy != peer*4+vc");
-      if (f.afh2.dst_xpu != cfg_.peer_xpuid[i]) failf("dst_xpu != peer table entry of the entropy's peer");
+      if (f.afh2.dst_xpu != i || i == cfg_.own_xpuid) failf("dst_xpu != the entropy's peer, or the own id");
       if (f.afh2.hop_count != cfg_.hop_count) failf("hop_count");
       const auto& rh = f.rh;
       if (rh.ver != 0 || rh.rsv != 0 || rh.xpuid != cfg_.own_xpuid || rh.vc != v || rh.partition != cfg_.partition)
@@ -664,7 +660,7 @@ class Harness {
       if (is_new) {
         if (at > 0 && ordered()) return failf("a NEW PDU skips older commands of its queue (strict order)");
         if (cfg_.strict) {  // pinned: the first port not dead from (own + peer XPU id + VC) mod NumPorts
-          unsigned pin = (cfg_.own_xpuid + cfg_.peer_xpuid[q / 4] + q % 4) % np_;
+          unsigned pin = (cfg_.own_xpuid + q / 4 + q % 4) % np_;
           for (unsigned k = 0; k < np_ && dead_[pin]; ++k) pin = (pin + 1) % np_;
           if (p != pin) return failf("a strict-mode NEW PDU of queue " + std::to_string(q) + " on port " + std::to_string(p) + ", pinned to " + std::to_string(pin));
           st_.strict_new_ports |= 1u << p;
@@ -805,6 +801,8 @@ class Harness {
   Dut& dut_;
   core::Rng rng_;
   unsigned np_ = 1, npe_ = 4, dlen_max_ = 1;
+  std::vector<unsigned> peers_;  // the XPU ids commands may go to: 0..NumXpus-1 but the own one
+  unsigned peer_draw() { return peers_[static_cast<size_t>(rng_.uniform(0, peers_.size() - 1))]; }
   bool lite_ = false, draining_ = false, lost_allowed_ = false;
   uint64_t t_ = 0, next_id_ = 0;
   sue::TxCfg cfg_;

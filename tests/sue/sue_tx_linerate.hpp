@@ -56,8 +56,7 @@ LineRate run_linerate(Block& blk, const sue::TxParams& p, unsigned dlen, unsigne
   LineRate res;
   const unsigned DB = p.db();
   sue::TxIn in;
-  in.cfg.own_xpuid = 1;
-  for (unsigned i = 0; i < 16; ++i) in.cfg.peer_xpuid[i] = 2 + i;
+  in.cfg.own_xpuid = 1023;  // above every addressable id: peer i is the XPU id i
   const unsigned np = p.num_ports;
   in.port_up = (1u << np) - 1, in.mac_tx_ready = (1u << np) - 1, in.credit_ok = (1u << (4 * np)) - 1;
   in.cfg.strict = np > 1;
@@ -68,7 +67,7 @@ LineRate run_linerate(Block& blk, const sue::TxParams& p, unsigned dlen, unsigne
   }
   in.rst_n = true;
   core::Rng r(dlen * 7 + p.profile, "tx_linerate");
-  peers = std::max(1u, std::min(peers, p.num_peers));
+  peers = std::max(1u, std::min(peers, p.num_xpus));
   std::vector<unsigned> credits(peers, p.qdepth);
   unsigned beat = 0, nb = 0, peer = 0, turn = 0;
   std::vector<uint8_t> cmd;                            // the command on the XPU interface: control + data
@@ -108,7 +107,7 @@ LineRate run_linerate(Block& blk, const sue::TxParams& p, unsigned dlen, unsigne
       in.tx_valid = d ? 2 : 1;
       in.tx_cycle = beat;
       in.tx_vc = 0;
-      in.tx_xpuid = in.cfg.peer_xpuid[peer];
+      in.tx_xpuid = peer;
       std::copy(cmd.begin(), cmd.begin() + 18, in.tx_control.begin());
       in.tx_data = {};
       for (unsigned j = 0; j < DB && beat * DB + j < d; ++j) in.tx_data[j] = cmd[18 + beat * DB + j];
@@ -151,7 +150,7 @@ LineRate run_linerate(Block& blk, const sue::TxParams& p, unsigned dlen, unsigne
         break;
       }
       const sue::Frame& f = dec.value().frame;
-      const unsigned i = f.afh2.dst_xpu - in.cfg.peer_xpuid[0];
+      const unsigned i = f.afh2.dst_xpu;
       if (i >= peers) {
         res.error = fmt::format("cycle {}: a frame to XPU {}, not a peer sent to", cyc, f.afh2.dst_xpu);
         break;

@@ -22,17 +22,21 @@ using sue::NicFrame;
 using sue::RxCnt;
 using sue::TxCnt;
 
+// An instance of XPU `own` that addresses XPU ids 0..max(1, peer) (no peer table: peer index = XPU id;
+// its own id need not be among them).
 NicConfig cfg_for(uint32_t own, uint32_t peer, unsigned ports = 1) {
   NicConfig c;
   c.tp.num_ports = ports;
-  c.tp.num_peers = 1;
+  c.tp.num_xpus = std::max(2u, peer + 1);
   c.tp.data_w = 512;
   c.own_xpuid = own;
-  c.peer_xpuid = {peer};
   c.strict = true;
   c.port_gbps = 200;
   return c;
 }
+
+// XPU 0's queue {XPU 1, VC 0} (queue {x, v} = x*4 + v).
+constexpr unsigned kQ1 = 4;
 
 // Two NICs (XPU 0 and XPU 1) through a line of `delay` edges (eof at the far MAC = eof + delay).
 struct Pair {
@@ -251,8 +255,8 @@ TEST(SueNic, ZeroLoadPipelineEqualsCycleExactFigures) {
   EXPECT_EQ(h.frames[1].size(), 1u);
   EXPECT_TRUE(h.frames[1][0].ack_only);
   EXPECT_EQ(h.frames[1][0].op, 1);
-  EXPECT_EQ(h.n[0].q_count(0), 0u);  // the slot came back
-  EXPECT_EQ(h.qcred[0][0], sue::TxParams{}.qdepth);  // every credit back (QDepth, 64)
+  EXPECT_EQ(h.n[0].q_count(kQ1), 0u);  // the slot came back
+  EXPECT_EQ(h.qcred[0][kQ1], sue::TxParams{}.qdepth);  // every credit back (QDepth, 64)
 }
 
 // DataW 1024 (DB 128, the s2/s4 bus): sue_rx reads 6 rows an edge, so a command's first beat (up to
@@ -355,8 +359,8 @@ TEST(SueNic, WindowAndQDepthBound) {
   EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::cmds_sent], 4u);
   const unsigned Q = a.tp.qdepth;  // 64
   EXPECT_EQ(ok, Q + 4u);
-  EXPECT_EQ(h.n[0].q_count(0), Q + 4u);  // the store holds the sent ones until acknowledged
-  EXPECT_EQ(h.n[0].q_unsent(0), Q);
+  EXPECT_EQ(h.n[0].q_count(kQ1), Q + 4u);  // the store holds the sent ones until acknowledged
+  EXPECT_EQ(h.n[0].q_unsent(kQ1), Q);
 }
 
 TEST(SueNic, NackRecoversALostPdu) {
@@ -394,7 +398,7 @@ TEST(SueNic, RtoRecoversALostTail) {
   EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::rto], 1u);
   EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::pdus_rtx], 1u);
   EXPECT_GE(h.got[0].first, 10u + 3000);  // only after the timeout
-  EXPECT_EQ(h.n[0].q_count(1), 0u);  // queue (peer 0, VC 1) empty again
+  EXPECT_EQ(h.n[0].q_count(kQ1 + 1), 0u);  // queue {XPU 1, VC 1} empty again
 }
 
 // A stale RTO timer never fires. Connection B (VC 1) loses its only PDU, so its timer stays at the
@@ -558,19 +562,18 @@ TEST(SueNic, NextEventNeverSkipsWork) {
 }
 
 
-// One instance addresses any of 1,024 XPUs (docs/system.md "The flit NIC model": NumPeers up to
-// kNicMaxPeers): XPU 0 with every other XPU as a peer sends to each of them (several commands to a
-// few queues, beyond the first slot blocks, across both VCs and all 4 ports in strict and unordered
-// mode); 1,023 receivers answer with ACKs. Every command arrives once, in order per {src, VC}, at the
-// XPU its frame's AFH destination names, and XPU 0 ends with nothing queued or unacknowledged.
+// One instance addresses any of 1,024 XPUs (docs/system.md "The flit NIC model": NumXpus up to
+// kNicMaxXpus, no peer table): XPU 0 with NumXpus 1,024 sends to every other XPU (queue {x, VC} = x*4 + VC;
+// several commands to a few queues, beyond the first slot blocks, across both VCs and all 4 ports in
+// strict and unordered mode); 1,023 receivers answer with ACKs. Every command arrives once, in order per
+// {src, VC}, at the XPU its frame's AFH destination names, and XPU 0 ends with nothing queued or
+// unacknowledged.
 TEST(SueNic, OneInstanceReachesEveryOneOf1024Xpus) {
   for (bool strict : {true, false}) {
     constexpr unsigned kN = 1024;
     NicConfig a = cfg_for(0, 1, 4);
     a.strict = strict;
-    a.tp.num_peers = kN - 1;
-    a.peer_xpuid.clear();
-    for (uint32_t x = 1; x < kN; ++x) a.peer_xpuid.push_back(x);
+    a.tp.num_xpus = kN;
     ASSERT_EQ(a.validate(), "");
     std::vector<Nic> nic;
     nic.reserve(kN);
@@ -582,7 +585,7 @@ TEST(SueNic, OneInstanceReachesEveryOneOf1024Xpus) {
     uint64_t tag = 0;
     auto submit = [&](uint32_t dst, unsigned vc, uint16_t dlen, Edge at) {
       const int q = A.queue_of(dst, vc);
-      ASSERT_GE(q, 0);
+      ASSERT_EQ(q, static_cast<int>(dst * 4 + vc));
       ASSERT_GT(qcred[static_cast<unsigned>(q)], 0u);
       --qcred[static_cast<unsigned>(q)];
       NicCmd c;
@@ -643,15 +646,65 @@ TEST(SueNic, OneInstanceReachesEveryOneOf1024Xpus) {
   }
 }
 
-TEST(SueNic, PeerCountBeyond1024OrATableOfTheWrongSizeIsRefused) {
-  NicConfig c = cfg_for(0, 1);
-  c.tp.num_peers = 1025;
-  c.peer_xpuid.assign(1025, 5);
-  EXPECT_NE(c.validate().find("NumPeers=1025 (allowed: 1..1024)"), std::string::npos) << c.validate();
-  c.tp.num_peers = 3;
-  c.peer_xpuid.assign(2, 5);
-  EXPECT_NE(c.validate().find("peer_xpuid has 2 entries (allowed: exactly NumPeers=3)"), std::string::npos) << c.validate();
-  EXPECT_THROW(Nic{c}, std::invalid_argument);
+TEST(SueNic, NumXpusOutside2To1024IsRefused) {
+  for (unsigned k : {0u, 1u, 1025u}) {
+    NicConfig c = cfg_for(0, 1);
+    c.tp.num_xpus = k;
+    const std::string e = c.validate();
+    EXPECT_NE(e.find("sue::Nic: NumXpus=" + std::to_string(k) + " (allowed: 2..1024)"), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    EXPECT_THROW(Nic{c}, std::invalid_argument);
+  }
+  for (unsigned k : {2u, 1024u}) {
+    NicConfig c = cfg_for(0, 1);
+    c.tp.num_xpus = k;
+    EXPECT_EQ(c.validate(), "") << k;
+  }
+}
+
+// No peer table: the XPU id is the peer index. A command to the own id or to an id >= NumXpus is
+// refused (cmd_bad, as the twin's err_dest) and leaves no trace; a frame from such a source, or not
+// addressed to this XPU, is dropped as from an unknown peer (drop_hdr), a frame of XPU 0 is taken.
+TEST(SueNic, OwnOrOutOfRangeXpuIsNoPeer) {
+  Nic a(cfg_for(1, 2));  // XPU 1 addresses ids 0..2
+  EXPECT_EQ(a.queue_of(0, 0), 0);
+  EXPECT_EQ(a.queue_of(2, 3), 11);
+  EXPECT_EQ(a.queue_of(1, 0), -1);  // the own id
+  EXPECT_EQ(a.queue_of(3, 0), -1);  // beyond NumXpus
+  EXPECT_EQ(a.queue_of(0, 4), -1);
+  NicCmd c;
+  c.dlen = 8;
+  EXPECT_FALSE(a.submit(1 * 4 + 0, c, 0));  // the own id
+  EXPECT_FALSE(a.submit(3 * 4 + 0, c, 0));  // beyond NumXpus
+  EXPECT_EQ(a.tx_cnt()[TxCnt::cmd_bad], 2u);
+  EXPECT_EQ(a.tx_cnt()[TxCnt::cmds_in], 0u);
+  EXPECT_TRUE(a.idle());
+  EXPECT_TRUE(a.submit(2 * 4 + 1, c, 0));
+  EXPECT_EQ(a.tx_cnt()[TxCnt::cmds_in], 1u);
+  a.advance(200);
+  ASSERT_EQ(a.frames().size(), 1u);
+  EXPECT_EQ(a.frames()[0].dst, 2u);
+  EXPECT_EQ(a.frames()[0].src, 1u);
+  a.clear_outputs();
+
+  Nic b(cfg_for(1, 2));
+  auto ack_from = [](uint32_t src, uint32_t dst) {
+    NicFrame f;
+    f.src = src;
+    f.dst = dst;
+    f.ack_only = true;
+    f.packed = 2;
+    f.bytes = 64;
+    return f;
+  };
+  b.receive(0, ack_from(3, 1), 10);  // beyond NumXpus
+  b.receive(0, ack_from(1, 1), 20);  // the own id
+  b.receive(0, ack_from(0, 2), 30);  // not to this XPU
+  b.receive(0, ack_from(0, 1), 40);  // XPU 0: a peer
+  b.advance(1000);
+  EXPECT_EQ(b.rx_cnt()[RxCnt::frames_in], 4u);
+  EXPECT_EQ(b.rx_cnt()[RxCnt::drop_hdr], 3u);
+  EXPECT_EQ(b.rx_cnt()[RxCnt::ack_frames], 1u);
 }
 
 }  // namespace

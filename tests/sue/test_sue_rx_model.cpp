@@ -110,7 +110,7 @@ struct H {
     }
   }
   uint64_t cnt(unsigned k) const { return o().cnt[k]; }
-  unsigned conn(unsigned port, unsigned peer, unsigned vc) const { return (port * p.num_peers + peer) * 4 + vc; }
+  unsigned conn(unsigned port, unsigned peer, unsigned vc) const { return (port * p.num_xpus + peer) * 4 + vc; }
   // a good frame from peer i on VC v (SUE: data PDU with this PSN)
   sue::Frame frame(unsigned i, unsigned v, uint16_t psn, std::vector<Bytes> cmds) const {
     sue::Frame f = rxstim::base_frame(p, cfg, i, v);
@@ -129,9 +129,9 @@ Bytes cmd(unsigned dlen, uint8_t seed = 1) {
 // headers and command bytes, R-CRC, pad to 60.
 Bytes raw_sue(const H& h, unsigned peer, unsigned vc, uint16_t psn, const std::vector<Bytes>& cmds) {
   Bytes b = {0x02, 0, 0, 0, static_cast<uint8_t>(h.cfg.own_xpuid >> 8), static_cast<uint8_t>(h.cfg.own_xpuid),
-             static_cast<uint8_t>(vc << 4 | 2), 0, 0, 0, static_cast<uint8_t>(h.cfg.peer_xpuid[peer] >> 8),
-             static_cast<uint8_t>(h.cfg.peer_xpuid[peer]), 0x88, 0xb6};
-  const uint32_t x = h.cfg.peer_xpuid[peer];
+             static_cast<uint8_t>(vc << 4 | 2), 0, 0, 0, static_cast<uint8_t>(peer >> 8),
+             static_cast<uint8_t>(peer), 0x88, 0xb6};
+  const uint32_t x = peer;
   b.push_back(static_cast<uint8_t>(x >> 8));
   b.push_back(static_cast<uint8_t>(x));
   b.push_back(static_cast<uint8_t>(psn >> 8));
@@ -164,7 +164,8 @@ TEST(SueRxModel, ParamsValidated) {
   std::vector<Bad> bad = {
       {[](sue::RxParams& p) { p.profile = 2; }, "Profile="},
       {[](sue::RxParams& p) { p.num_ports = 3; }, "NumPorts="},
-      {[](sue::RxParams& p) { p.num_peers = 17; }, "NumPeers="},
+      {[](sue::RxParams& p) { p.num_xpus = 1; }, "NumXpus="},
+      {[](sue::RxParams& p) { p.num_xpus = 1025; }, "NumXpus="},
       {[](sue::RxParams& p) { p.data_w = 64; }, "DataW="},
       {[](sue::RxParams& p) { p.data_w = 2048; }, "DataW="},
       {[](sue::RxParams& p) { p.data_w = 1024, p.max_data = 2049; }, "MaxData="},
@@ -214,16 +215,15 @@ TEST(SueRxModel, ResetState) {
 TEST(SueRxModel, WorkedExampleToTheCycle) {
   sue::RxParams p = sue_p();
   H h(p);
-  // the far node of the example: own XPU 2, peer 0 = XPU 1
+  // the far node of the example: own XPU 2, the peer XPU 1
   h.cfg.own_xpuid = 2;
-  h.cfg.peer_xpuid[0] = 1;
   h.cfg.partition = 0;
   h.reset();
   Bytes a(18, 0), b(18 + 32, 0);
   a[0] = 0x01, a[17] = 0xaa;
   b[0] = 0x02, b[1] = 0x02, b[17] = 0xbb;
   for (unsigned j = 0; j < 32; ++j) b[18 + j] = static_cast<uint8_t>(j);
-  sue::Frame f = h.frame(0, 0, 0, {a, b});
+  sue::Frame f = h.frame(1, 0, 0, {a, b});
   Bytes w = rxstim::wire(f);
   ASSERT_EQ(w.size(), 98u);
   h.step();  // ready rises
@@ -248,7 +248,7 @@ TEST(SueRxModel, WorkedExampleToTheCycle) {
   EXPECT_EQ(h.cnt(RxCnt::cmds_out), 2u);
   EXPECT_EQ(h.cnt(RxCnt::bytes_in), 98u);
   EXPECT_EQ(h.cnt(RxCnt::frames_in), 1u);
-  EXPECT_EQ(h.o().conn_exp[0], 1u);
+  EXPECT_EQ(h.o().conn_exp[h.conn(0, 1, 0)], 1u);
   EXPECT_TRUE(h.xpu_err.empty()) << h.xpu_err;
 }
 
@@ -548,18 +548,29 @@ TEST(SueRxModel, EachHeaderField) {
   EXPECT_EQ(h.cnt(RxCnt::pdus_ok), 1u);
 }
 
-TEST(SueRxModel, PeerLookupTakesLowestIndex) {
+// No peer table: the source XPU id is the peer index. A frame from id x < NumXpus (not the own id) lands on
+// connection {port, x, VC} and its feedback names x; from the own id or an id >= NumXpus it is a header drop.
+TEST(SueRxModel, SourceXpuIdIsThePeerIndex) {
   sue::RxParams p = sue_p();
   H h(p);
-  h.cfg.peer_xpuid[1] = h.cfg.peer_xpuid[3] = 0x77;
+  h.cfg.own_xpuid = 4;
   h.reset();
   h.step();
-  sue::Frame f = h.frame(3, 0, 0, {cmd(1)});
-  h.send(0, rxstim::wire(f));
+  h.send(0, rxstim::wire(h.frame(3, 0, 0, {cmd(1)})));
   h.drain();
   ASSERT_EQ(h.fb[0].size(), 1u);
-  EXPECT_EQ(h.fb[0][0].f.peer, 1u);
-  EXPECT_EQ(h.o().conn_exp[h.conn(0, 1, 0)], 1u);
+  EXPECT_EQ(h.fb[0][0].f.peer, 3u);
+  EXPECT_EQ(h.o().conn_exp[h.conn(0, 3, 0)], 1u);
+  ASSERT_EQ(h.cmds.size(), 1u);
+  EXPECT_EQ(h.cmds[0].c.xpuid, 3u);
+  for (unsigned bad : {4u, p.num_xpus, 1023u}) {  // own, the first id out of range, the last id
+    const uint64_t before = h.cnt(RxCnt::drop_hdr);
+    h.send(0, rxstim::wire(rxstim::base_frame(p, h.cfg, bad, 0)));
+    h.drain();
+    EXPECT_EQ(h.cnt(RxCnt::drop_hdr), before + 1) << bad;
+  }
+  EXPECT_EQ(h.fb[0].size(), 1u);
+  EXPECT_EQ(h.cnt(RxCnt::pdus_ok), 1u);
 }
 
 // ---------------------------------------------------------------- failover
@@ -653,15 +664,15 @@ TEST(SueRxModel, DeathDropsTheFrameInProgressKeepsCommitted) {
 
 TEST(SueRxModel, LiteByteOrderAndNoTransport) {
   sue::RxParams p = lite_p();
+  p.num_xpus = 1024;
   H h(p);
   h.step();
   // the golden frame of docs/sue.md: dst 0x0102, src 0x0304, tc 5 (T[3:2]=1: a header drop), so use tc 1
   h.cfg.own_xpuid = 0x102;
-  h.cfg.peer_xpuid[2] = 0x304 & 0x3ff;
   h.reset();
   h.step();
   Bytes c0 = cmd(0, 3), c1 = cmd(40, 4), c2 = cmd(256, 5);
-  sue::Frame f = h.frame(2, 1, 0, {c0, c1, c2});
+  sue::Frame f = h.frame(0x304, 1, 0, {c0, c1, c2});  // the peer is XPU 0x304 (NumXpus 1024 here)
   Bytes w = rxstim::wire(f);
   EXPECT_EQ(w[0], 0x22);
   EXPECT_EQ(w[1], 0x00);  // payload byte 0 = op header hi

@@ -177,6 +177,43 @@ TEST(SueSystem, ZeroLoadPipelineAndWaves) {
   expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/sue_system.gtkw", w);
 }
 
+// No peer tables: node n is XPU n, and every instance addresses XPU ids 0..NumXpus-1 directly. With the
+// RTL (lockstep) the compiled NumXpus = 8 bounds the nodes: 8 nodes use every id the RTL addresses, 0
+// and 7 included; every node receives, nothing is dropped as from an unknown peer (drop_hdr) or refused
+// (err_dest would fail the run), the scoreboard is clean.
+TEST(SueSystem, EightNodesAreXpuIdsZeroToSevenOnTheRtl) {
+  auto r = run(12, 4000, {"nodes=8"});
+  expect_clean(r, 2000);
+  expect_no_recovery(r);
+  EXPECT_EQ(r.json["num_xpus"].get<unsigned>(), 8u);
+  EXPECT_NE(r.summary.find("node 0 (XPU 0): sue_tx rtl s1 + lockstep model"), std::string::npos) << r.summary;
+  EXPECT_NE(r.summary.find("node 7 (XPU 7): sue_tx rtl s1 + lockstep model"), std::string::npos) << r.summary;
+  ASSERT_EQ(r.json["delivered_per_node"].size(), 8u);
+  for (unsigned n = 0; n < 8; ++n) EXPECT_GT(r.json["delivered_per_node"][n].get<uint64_t>(), 100u) << "node " << n;
+}
+
+// C++ models alone take NumXpus = nodes, beyond the compiled 8; with an RTL block more nodes than the
+// compiled NumXpus are refused, one line naming the setting, the variant and the allowed range.
+TEST(SueSystem, ModelsAloneTakeNumXpusNodes) {
+  auto r = run(13, 4000, {"nodes=12", "tx=model", "rx=model"});
+  expect_clean(r, 2000);
+  expect_no_recovery(r);
+  EXPECT_EQ(r.json["num_xpus"].get<unsigned>(), 12u);
+  ASSERT_EQ(r.json["delivered_per_node"].size(), 12u);
+  for (unsigned n = 0; n < 12; ++n) EXPECT_GT(r.json["delivered_per_node"][n].get<uint64_t>(), 100u) << "node " << n;
+  for (const auto& sets : std::vector<std::vector<std::string>>{{"nodes=9"}, {"nodes=9", "tx=model", "node0_rx=rtl"}}) {
+    try {
+      run(1, 1000, sets);
+      ADD_FAILURE() << "no error for " << sets.back();
+    } catch (const std::exception& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("setting 'nodes'=9 with RTL blocks: sue_config=s1 addresses NumXpus=8 XPU ids (allowed: nodes 2..8"),
+                std::string::npos) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+  }
+}
+
 }  // namespace
 
 // SUE Lite's reliability comes from LLR only: with llr=true, bit errors and drops on

@@ -39,8 +39,7 @@ struct Bench {
   std::vector<Bytes> cur;
   std::vector<Frm> frames;
   explicit Bench(TxParams pp) : p(pp), m(pp) {
-    in.cfg.own_xpuid = 1;
-    for (unsigned i = 0; i < 16; ++i) in.cfg.peer_xpuid[i] = 2 + i;
+    in.cfg.own_xpuid = 1023;  // above every addressable id: peer i is the XPU id i for every i < NumXpus
     in.cfg.rto = 100000;
     in.cfg.ack_delay = 1000;
     in.cfg.fo_retry = 1000;
@@ -97,7 +96,7 @@ struct Bench {
       in.tx_valid = dlen ? 2 : 1;
       in.tx_cycle = k;
       in.tx_vc = vc;
-      in.tx_xpuid = in.cfg.peer_xpuid[peer];
+      in.tx_xpuid = peer;
       in.tx_control = {};
       in.tx_control[0] = 0x40;
       in.tx_control[1] = static_cast<uint8_t>(dlen >> 4);
@@ -128,7 +127,7 @@ struct Bench {
     f.peer = peer, f.vc = vc, f.rop = 2, f.rapsn = e;
     return f;
   }
-  unsigned c(unsigned port, unsigned peer, unsigned vc) const { return (port * p.num_peers + peer) * 4 + vc; }
+  unsigned c(unsigned port, unsigned peer, unsigned vc) const { return (port * p.num_xpus + peer) * 4 + vc; }
   uint64_t cnt(unsigned k) const { return o().cnt[k]; }
 };
 
@@ -203,6 +202,7 @@ TEST(SueTxRandom, DataW1024) {
   c1.drain = 40000;
   TxParams p = params(0, 1, 1024);
   p.max_data = 2048;
+  p.num_xpus = 4;  // 16 queues (at 8 XPUs, 32: twice the backlog for the drain)
   auto s1 = run_model(p, c1);
   EXPECT_GT(s1.delivered, 300u);
 }
@@ -259,26 +259,34 @@ TEST(SueTxModel, ParamsValidated) {
   p = TxParams{};
   EXPECT_EQ(p.qdepth, 64u);
   EXPECT_EQ(p.window, 64u);
-  EXPECT_EQ(p.pool_slots(), 4096u);  // 1024 + 3072
-  EXPECT_EQ(p.held_max(), 3072u);
-  EXPECT_EQ(p.pool_min(), 16u * 64u + 64u);
-  p.num_peers = 1;  // 256 + 3072 -> 4096: one peer keeps the in-flight allowance
+  EXPECT_EQ(p.num_xpus, 8u);
+  EXPECT_EQ(p.pool_slots(), 8192u);  // 2048 + 3072 -> 8192
+  EXPECT_EQ(p.held_max(), 6144u);
+  EXPECT_EQ(p.pool_min(), 32u * 64u + 64u);
+  p.num_xpus = 2;  // 512 + 3072 -> 4096: few XPUs keep the in-flight allowance
   EXPECT_EQ(p.pool_slots(), 4096u);
-  p.num_peers = 16;  // 4096 + 3072 -> 8192
+  p.num_xpus = 16;  // 4096 + 3072 -> 8192
   EXPECT_EQ(p.pool_slots(), 8192u);
+  p.num_xpus = 1024;  // 262144 + 3072 -> 524288: the credited commands of 4,096 queues dominate
+  EXPECT_EQ(p.pool_slots(), 524288u);
   p = TxParams{};
   p.pool = 1000;
   EXPECT_NE(p.validate().find("Pool=1000"), std::string::npos);
-  p.pool = 1024;  // < 1088
-  EXPECT_NE(p.validate().find("Pool=1024"), std::string::npos);
-  p.pool = 2048;
+  p.pool = 2048;  // < 2112
+  EXPECT_NE(p.validate().find("Pool=2048"), std::string::npos);
+  p.pool = 4096;
   EXPECT_EQ(p.validate(), "");
+  p.num_xpus = 1;
+  EXPECT_NE(p.validate().find("NumXpus=1 "), std::string::npos);
+  p.num_xpus = 1025;
+  EXPECT_NE(p.validate().find("NumXpus=1025"), std::string::npos);
 }
 
 // ------------------------------------------------------------------ the worked example (docs/sue.md)
 TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
   Bench b(TxParams{});
   b.in.credit_ok = 0;
+  b.in.cfg.own_xpuid = 1;  // own XPU 1, destination XPU 2: queue q8 = 2*4 + VC 0, connection 8
   b.reset();
   // table edge e = the (e+1)-th edge after the reset
   b.in.tx_valid = 1, b.in.tx_cycle = 0, b.in.tx_vc = 0, b.in.tx_xpuid = 2;
@@ -286,19 +294,19 @@ TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
   b.in.tx_control[0] = 0x01, b.in.tx_control[17] = 0xaa;
   b.edge();  // edge 0: A -> slot 0
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), 1u);
-  EXPECT_EQ(b.o().q_unsent[0], 1u);
+  EXPECT_EQ(b.o().q_unsent[8], 1u);
   b.in.tx_valid = 2, b.in.tx_xpuid = 2;
   b.in.tx_control = {};
   b.in.tx_control[0] = 0x02, b.in.tx_control[1] = 0x02, b.in.tx_control[17] = 0xbb;
   for (unsigned j = 0; j < 32; ++j) b.in.tx_data[j] = static_cast<uint8_t>(j);
   b.edge();  // edge 1: B -> slot 1, no credit: no job
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), 2u);
-  EXPECT_EQ(b.o().q_unsent[0], 2u);
-  EXPECT_EQ(b.o().conn_npsn[0], 0u);
+  EXPECT_EQ(b.o().q_unsent[8], 2u);
+  EXPECT_EQ(b.o().conn_npsn[8], 0u);
   b.in.credit_ok = 0xf;
   b.edge();  // edge 2: NEW, n_cmd 2, P 72, PSN 0
-  EXPECT_EQ(b.o().conn_npsn[0], 1u);
-  EXPECT_EQ(b.o().q_unsent[0], 0u);
+  EXPECT_EQ(b.o().conn_npsn[8], 1u);
+  EXPECT_EQ(b.o().q_unsent[8], 0u);
   EXPECT_EQ(b.o().out_bytes[0], 72u);
   EXPECT_EQ(b.cnt(TxCnt::pdus_new), 1u);
   EXPECT_EQ(b.cnt(TxCnt::payload_bytes), 68u);
@@ -309,7 +317,7 @@ TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
   EXPECT_EQ(b.o().mac_tx_sof, 1u);
   EXPECT_EQ(b.o().mac_tx_eof, 0u);
   EXPECT_EQ(b.o().mac_tx_nbytes[0], 32u);
-  const Bytes head = {0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0xb6, 0, 0x01, 0, 0, 0, 0, 0, 0,
+  const Bytes head = {0x02, 0x08, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0xb6, 0, 0x01, 0, 0, 0, 0, 0, 0,
                       0x00, 0x12, 0x01};
   for (size_t k = 0; k < head.size(); ++k) EXPECT_EQ(b.o().mac_tx_data[0][k], head[k]) << "byte " << k;
   b.edge();  // edge 5: beat 0 transferred, beat 1; the trailer
@@ -343,7 +351,7 @@ TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
   EXPECT_EQ(f.f.afh2.dst_xpu, 2u);
   EXPECT_EQ(f.f.afh2.src_xpu, 1u);
   EXPECT_EQ(f.f.afh2.tc, 0u);
-  EXPECT_EQ(f.f.afh2.entropy, 0u);
+  EXPECT_EQ(f.f.afh2.entropy, 8u);
   for (unsigned j = 0; j < 32; ++j) EXPECT_EQ(f.f.cmds[1][18 + j], j);
   // the R-CRC over bytes 14..93, MSB first
   const uint32_t rc = sue::rcrc32(f.raw.data() + 14, 80);
@@ -370,7 +378,7 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   b.in.credit_ok = 0;  // nothing leaves: the queues only fill
   b.reset();
   // bad first cycles: tx_cycle != 0, valid 1 with dlen, valid 2 with dlen 0, dlen > MaxData
-  b.in.tx_valid = 1, b.in.tx_cycle = 1, b.in.tx_xpuid = 2;
+  b.in.tx_valid = 1, b.in.tx_cycle = 1, b.in.tx_xpuid = 0;
   b.edge();
   b.in.tx_valid = 1, b.in.tx_cycle = 0, b.in.tx_control = {}, b.in.tx_control[2] = 0x50;  // dlen 5
   b.edge();
@@ -383,8 +391,7 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   EXPECT_FALSE(b.o().err_dest);
   EXPECT_EQ(b.o().q_count[0], 0u);
   // unknown destination, 4 beats: one cmd_bad, its other beats skipped
-  b.in.cfg.peer_xpuid[0] = 2;
-  const uint32_t bad_xpu = 999;
+  const uint32_t bad_xpu = 999;  // >= NumXpus (8)
   for (unsigned k = 0; k < 4; ++k) {
     b.in.tx_valid = 2, b.in.tx_cycle = k, b.in.tx_xpuid = bad_xpu, b.in.tx_control = {};
     b.in.tx_control[1] = 0x06, b.in.tx_control[2] = 0x40;  // dlen 100
@@ -401,7 +408,7 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   // aborted: beat 0 of 3, then an idle cycle
   b.cmd(1, 2, 0);  // a good one first
   EXPECT_EQ(b.o().q_count[6], 1u);
-  b.in.tx_valid = 2, b.in.tx_cycle = 0, b.in.tx_vc = 2, b.in.tx_xpuid = 3, b.in.tx_control = {};
+  b.in.tx_valid = 2, b.in.tx_cycle = 0, b.in.tx_vc = 2, b.in.tx_xpuid = 1, b.in.tx_control = {};
   b.in.tx_control[1] = 0x04, b.in.tx_control[2] = 0x60;  // dlen 70: 3 beats
   b.edge();
   b.edge();  // idle: aborts
@@ -459,15 +466,15 @@ TEST(SueTxModel, CreditsAtFormationSlotsAtAck) {
 // the QDepth commands each queue's XPU credits cover always find a slot; an XPU that spends every credit
 // it gets back never overflows, and NEW PDUs resume when an ACK frees slots. (Before the shared pool,
 // each queue was a ring of Store = 8*QDepth slots holding at most Store - QDepth = 28 sent commands
-// here; one queue now holds Pool - NQ*QDepth = 128 - 16 = 112.)
+// here; one queue now holds Pool - NQ*QDepth = 128 - 32 = 96.)
 TEST(SueTxModel, StoreBoundsSentCommandsAndXpuNeverOverflows) {
   TxParams p = small_pack();
-  p.num_peers = 1;  // NQ 4
-  p.qdepth = 4;     // Pool 128: 112 sent + 4 queued per queue reserved
+  p.num_xpus = 2;  // NQ 8
+  p.qdepth = 4;     // Pool 128: 96 sent + 4 queued per queue reserved
   p.pool = 128;
   p.window = 256;   // the window does not bind here
   ASSERT_EQ(p.pool_slots(), 128u);
-  ASSERT_EQ(p.held_max(), 112u);
+  ASSERT_EQ(p.held_max(), 96u);
   Bench b(p);
   b.reset();
   unsigned credits = p.qdepth, sent = 0;
@@ -484,31 +491,31 @@ TEST(SueTxModel, StoreBoundsSentCommandsAndXpuNeverOverflows) {
   };
   for (int e = 0; e < 1000; ++e) step();
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
-  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 112u);    // Pool - NQ*QDepth (was Store - QDepth = 28 per queue)
-  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 116u);      // + QDepth queued
-  EXPECT_EQ(b.o().q_count[0], 116u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 96u);    // Pool - NQ*QDepth (was Store - QDepth = 28 per queue)
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 100u);      // + QDepth queued
+  EXPECT_EQ(b.o().q_count[0], 100u);
   EXPECT_EQ(b.o().q_unsent[0], 4u);
-  EXPECT_EQ(max_count, 116u);
-  EXPECT_EQ(b.o().conn_npsn[0], 112u);
+  EXPECT_EQ(max_count, 100u);
+  EXPECT_EQ(b.o().conn_npsn[0], 96u);
   b.fb(0, Bench::ack(0, 0, 27));
   for (int e = 0; e < 1000; ++e) step();
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
-  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 140u);    // 28 more after the ACK freed 28 slots
-  EXPECT_LE(max_count, 116u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 124u);    // 28 more after the ACK freed 28 slots
+  EXPECT_LE(max_count, 100u);
 }
 
-// One {peer, VC} queue (QDepth 32, 1 peer: Pool 1,024) holds far more than the old
-// per-queue limit of Store - QDepth = 224 sent commands: exactly Pool - NQ*QDepth = 896 with the ACKs
+// One {peer, VC} queue (QDepth 32, NumXpus 2: Pool 1,024) holds far more than the old
+// per-queue limit of Store - QDepth = 224 sent commands: exactly Pool - NQ*QDepth = 768 with the ACKs
 // withheld, while the XPU spends every credit it gets and never overflows. The output is throttled
 // (ready one edge in four) so PDUs pack many commands and the window (256) does not bind.
 TEST(SueTxModel, PoolLetsOneQueueHoldMoreThanTheOldRing) {
   TxParams p;
-  p.num_peers = 1;
+  p.num_xpus = 2;
   p.qdepth = 32;
   p.pool = 1024;
   p.window = 256;
   ASSERT_EQ(p.pool_slots(), 1024u);
-  ASSERT_EQ(p.held_max(), 896u);
+  ASSERT_EQ(p.held_max(), 768u);
   Bench b(p);
   b.reset();
   unsigned credits = p.qdepth, tag = 0;
@@ -526,9 +533,9 @@ TEST(SueTxModel, PoolLetsOneQueueHoldMoreThanTheOldRing) {
   }
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
   EXPECT_GT(b.cnt(TxCnt::cmds_sent), 224u);     // more than the old per-queue ring allowed
-  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 896u);     // exactly Pool - NQ*QDepth
-  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 896u + 32u); // + QDepth queued
-  EXPECT_EQ(max_count, 928u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 768u);     // exactly Pool - NQ*QDepth
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 768u + 32u); // + QDepth queued
+  EXPECT_EQ(max_count, 800u);
   EXPECT_LE(b.o().conn_npsn[0], 256u);
   EXPECT_EQ(b.m.assertion(), "");
 }
@@ -539,6 +546,7 @@ TEST(SueTxModel, PoolLetsOneQueueHoldMoreThanTheOldRing) {
 // for every connection then free the slots (one per edge for the instance) and sending resumes.
 TEST(SueTxModel, PoolSharedByAllQueuesNeverOverflows) {
   TxParams p = small_pack();
+  p.num_xpus = 4;
   p.qdepth = 4;
   p.pool = 512;
   p.num_ports = 2;
@@ -658,7 +666,7 @@ struct Feeder {
     // one dlen-0 command per edge, round robin over the queues that are not full
     auto [i, v] = queues[next++ % queues.size()];
     if (b.o().q_count[i * 4 + v] < b.p.qdepth) {
-      b.in.tx_valid = 1, b.in.tx_cycle = 0, b.in.tx_vc = v, b.in.tx_xpuid = b.in.cfg.peer_xpuid[i];
+      b.in.tx_valid = 1, b.in.tx_cycle = 0, b.in.tx_vc = v, b.in.tx_xpuid = i;
       b.in.tx_control = {};
     }
     if (acked < b.frames.size()) {
@@ -784,8 +792,6 @@ TEST(SueTxModel, StrictPinSpreadsIncastSendersOverThePorts) {
     Bench b(p);
     b.in.cfg.strict = true;
     b.in.cfg.own_xpuid = own;
-    b.in.cfg.peer_xpuid[0] = 0;
-    for (unsigned i = 1; i < 16; ++i) b.in.cfg.peer_xpuid[i] = 10 + i;
     b.reset();
     for (unsigned v = 0; v < 4; ++v) b.cmd(0, v, 0);
     b.run(60);
@@ -1103,7 +1109,7 @@ TEST(SueTxModel, FailoverWaitRetryMigrateRetired) {
   Bench b(p);
   b.in.cfg.strict = true;
   b.in.cfg.fo_retry = 200;
-  b.in.cfg.own_xpuid = 0;  // queue (0, 0) (peer XPU 2) pins to port (0 + 2 + 0) mod 2 = 0
+  b.in.cfg.own_xpuid = 2;  // queue (0, 0) (XPU 0) pins to port (2 + 0 + 0) mod 2 = 0
   b.reset();
   for (unsigned k = 0; k < 3; ++k) {  // PSNs 0, 1, 2 on connection (0, 0, 0)
     b.cmd(0, 0, 0, static_cast<uint8_t>(k));
@@ -1179,7 +1185,7 @@ TEST(SueTxModel, FoReqReceivedIsAnsweredOnTheLowestLivePort) {
   EXPECT_EQ(a.f.rh.op, 1u);
   EXPECT_EQ(a.f.rh.apsn, 77u);
   EXPECT_EQ(a.f.rh.vc, 3u);
-  EXPECT_EQ(a.f.afh2.dst_xpu, 4u);
+  EXPECT_EQ(a.f.afh2.dst_xpu, 2u);  // fb_peer is the XPU id
   EXPECT_EQ(b.cnt(TxCnt::fo_ack_sent), 1u);
 }
 
@@ -1201,11 +1207,11 @@ TEST(SueTxModel, LiteFrameAndNoTransport) {
   TxParams p;
   p.profile = 1;
   p.max_pack = 1024;
+  p.num_xpus = 1024;
   Bench b(p);
   b.in.cfg.own_xpuid = 0x304 & 0x3ff;
-  b.in.cfg.peer_xpuid[0] = 0x102;
   b.reset();
-  b.cmd(0, 1, 4, 0x5a);
+  b.cmd(0x102, 1, 4, 0x5a);  // the peer is XPU 0x102 (NumXpus 1024 here)
   b.run(20);
   ASSERT_EQ(b.frames.size(), 1u);
   // the library's encoding of the same frame, without pad and FCS

@@ -142,14 +142,30 @@ TEST(System, StrictIncastSpreadsOverThePlanes) {
   EXPECT_GT(received(r, 0), 250.0);
 }
 
-// Each XPU cycles over every other; with 2 instances of 1 port and 12 XPUs the pairs are split
-// over the instances by a 1-factorization (NumPeers 6 each): every pair still carries traffic.
+// Each XPU cycles over every other; with 2 instances of 1 port and 12 XPUs every instance addresses
+// every XPU (NumXpus 12, no peer tables) and a flow {src, dst, VC} takes instance (src + dst + VC) mod 2:
+// every ordered pair carries traffic, and both planes their share.
 TEST(System, AllToAllOverTwoInstancesClean) {
-  auto r = run(4, 4000, {"pattern=alltoall", "xpus=12", "sue_config=s1", "instances=2", "peers=6", "read_ratio=0.2"});
+  auto r = run(4, 4000, {"pattern=alltoall", "xpus=12", "sue_config=s1", "instances=2", "read_ratio=0.2"});
   expect_clean(r, 2000);
   EXPECT_EQ(r.json["planes"].get<unsigned>(), 2u);
-  EXPECT_EQ(r.json["pairs_missing"].get<unsigned>(), 0u);
+  EXPECT_EQ(r.json["num_xpus"].get<unsigned>(), 12u);
+  EXPECT_EQ(r.json["pairs_reached"].get<uint64_t>(), 12u * 11u);
   EXPECT_LT(r.json["plane_imbalance"].get<double>(), 1.3);
+}
+
+// No peer tables with the cycle-exact twins either: 20 XPUs (more than the 16 peers an instance held
+// before) take NumXpus 20, and uniform traffic reaches every ordered pair: every XPU receives from
+// every other (a pair left out or a command at the wrong XPU fails), the scoreboard clean.
+TEST(System, UniformReachesEveryPairBeyondSixteenXpus) {
+  auto r = run(3, 4000, {"xpus=20"});
+  expect_clean(r, 5000);
+  EXPECT_EQ(r.json["num_xpus"].get<unsigned>(), 20u);
+  EXPECT_FALSE(r.json.contains("pairs_missing"));
+  EXPECT_EQ(r.json["pairs_reached"].get<uint64_t>(), 20u * 19u);
+  EXPECT_NE(r.summary.find("reach: 380 of the 380 ordered XPU pairs"), std::string::npos);
+  EXPECT_NE(r.summary.find("addressing: no peer tables, every instance addresses XPU ids 0..19 directly"), std::string::npos);
+  for (unsigned x = 0; x < 20; ++x) EXPECT_GT(received(r, x), 50.0) << x;
 }
 
 // Ring all-reduce: 2(N-1) = 14 steps, each 2 KiB per XPU to its successor; a step starts when the
@@ -189,7 +205,7 @@ TEST(System, MixedRtlLockstepXpu0) {
   expect_layout_matches_dump(std::string(COSIM_SOURCE_DIR) + "/waves/system.gtkw", w);
   expect_clean(r, 1000);
   EXPECT_FALSE(r.json.contains("mismatch"));
-  EXPECT_EQ(r.json["num_peers"].get<unsigned>(), 4u);  // the compiled s4
+  EXPECT_EQ(r.json["num_xpus"].get<unsigned>(), 8u);  // the compiled s4 (every block follows it, the models too)
   EXPECT_GT(sent(r, 0), 50.0);
   EXPECT_GT(received(r, 0), 50.0);
 }
@@ -396,9 +412,9 @@ TEST(System, BadSettingsAreOneLine) {
   bad({"topology=mesh"}, "'instances'=1 with topology=mesh");
   bad({"xpus=1025"}, "'xpus'");
   bad({"rtl=x9.tx"}, "names XPU 9 but xpus=8");
-  bad({"rtl=x0.tx", "peers=8"}, "'peers'=8 with RTL blocks");
-  bad({"pattern=alltoall", "xpus=40", "peers=16"}, "pattern'=alltoall with xpus=40 needs 39 peers");
-  bad({"pattern=incast", "xpus=40", "fan_in=20", "peers=16"}, "talks to 20 XPUs");
+  bad({"rtl=x0.tx", "xpus=9"}, "'xpus'=9 with RTL blocks: the compiled sue_config=s4 addresses NumXpus=8 XPU ids (allowed: xpus 2..8");
+  bad({"rtl=x0.rx", "xpus=9", "sue_config=s1"}, "'xpus'=9 with RTL blocks: the compiled sue_config=s1 addresses NumXpus=8");
+  bad({"peers=8"}, "unknown setting 'peers'");  // no peer tables
   bad({"dlen_max=300"}, "'dlen_max'=300 exceeds MaxData=256");
   bad({"pattern=incast", "fan_in=9"}, "'fan_in'=9 needs 9 XPUs");
   bad({"pattern=ring"}, "'ring' is not a choice");

@@ -135,7 +135,7 @@ TEST(SystemFlit, IncastAgreesWithCycleExact) {
   EXPECT_NEAR(b.p50, a.p50, 0.15 * a.p50);
 }
 
-// Several instances per XPU (3 x 2 x 400G, NumPeers by 1-factorization): the generator draws again
+// Several instances per XPU (3 x 2 x 400G, each addressing every XPU): the generator draws again
 // when the chosen instance's request list is full, as System does (waiting for that instance instead
 // lost 13 % of the commands).
 TEST(SystemFlit, MultiInstanceAgreesWithCycleExact) {
@@ -184,7 +184,7 @@ TEST(SystemFlit, EventDrivenEqualsPolling) {
            // Bad FCS: NACKs owed at once, due before the feedback reaches sue_tx (the wake at that edge).
            {"xpus=12", "fer=0.005", "mode=unordered"},
            {"xpus=8", "fer=0.003", "load=0.8"},
-           // More than 64 peers: the peer sets span two words, a port's connections 512 (8 words).
+           // More than 64 XPUs: the peer sets span two words, a port's connections 512 (8 words).
            {"xpus=72", "load=0.9", "mode=unordered", "fer=0.001"},
            {"xpus=72", "load=1", "read_ratio=0.5"}}) {
     SysConfig c = sysconf(7, sets);
@@ -219,7 +219,7 @@ TEST(SystemFlit, SynchronousWindowsEqualLockstep) {
 TEST(SystemFlit, EveryPatternClean) {
   const std::vector<std::vector<std::string>> runs = {
       {"pattern=permutation"},
-      {"pattern=alltoall", "xpus=12", "sue_config=s1", "instances=2", "peers=6", "read_ratio=0.2"},
+      {"pattern=alltoall", "xpus=12", "sue_config=s1", "instances=2", "read_ratio=0.2"},
       {"pattern=allreduce", "chunk_bytes=2048", "read_ratio=0"},
       {"topology=mesh", "xpus=6", "instances=5", "sue_config=s2"},
       {"mode=unordered", "load=0.8"},
@@ -271,35 +271,36 @@ TEST(SystemFlit, RunsThroughTheTestbenchAndRefusesWhatItLacks) {
   }
 }
 
-// nic=flit has no peer tables: each instance addresses every other XPU (NumPeers = xpus - 1), so
-// uniform traffic at 64 XPUs reaches all 4,032 ordered pairs, where the cycle-exact twins (at most 16
-// peers per instance) reach the pairs of their 1-factorization only and say so.
+// No peer tables: each instance addresses every XPU by its id (NumXpus = xpus), so uniform traffic at
+// 64 XPUs reaches all 4,032 ordered pairs: every XPU sends to all 63 others and receives from all 63
+// (a pair left out, as the old 16-peer tables did with 1,504 pairs, fails), on every plane evenly. The
+// `peers` setting is gone: refused as any unknown setting, one line.
 TEST(SystemFlit, UniformIsUniformOverAll64Xpus) {
   auto cfg = [](const std::vector<std::string>& sets) { return tb_test::run_config("system", 4, 4000, sets); };
   const tb::RunResult f = tb::run_testbench(cfg({"nic=flit", "xpus=64"}));
   ASSERT_TRUE(f.pass) << (f.failures.empty() ? "" : f.failures.front());
-  EXPECT_EQ(f.json["num_peers"].get<unsigned>(), 63u);
-  EXPECT_EQ(f.json["pairs_missing"].get<unsigned>(), 0u);
+  EXPECT_EQ(f.json["num_xpus"].get<unsigned>(), 64u);
+  EXPECT_FALSE(f.json.contains("pairs_missing"));
   EXPECT_EQ(f.json["pairs_reached"].get<uint64_t>(), 64u * 63u);
   EXPECT_NE(f.summary.find("reach: 4032 of the 4032 ordered XPU pairs"), std::string::npos);
-  EXPECT_EQ(f.summary.find("no instance in common"), std::string::npos);
-  // Every plane carries its share (a peer table would load some planes more: strict pins by XPU id).
-  EXPECT_LT(f.json["plane_imbalance"].get<double>(), 1.05);
-  const tb::RunResult c = tb::run_testbench(cfg({"xpus=64"}));
-  ASSERT_TRUE(c.pass) << (c.failures.empty() ? "" : c.failures.front());
-  EXPECT_EQ(c.json["num_peers"].get<unsigned>(), 16u);
-  EXPECT_GT(c.json["pairs_missing"].get<unsigned>(), 0u);
-  EXPECT_LT(c.json["pairs_reached"].get<uint64_t>(), 64u * 63u);
-  EXPECT_NE(c.summary.find("no instance in common"), std::string::npos);
-  // peers beyond the twins' 16 only with nic=flit, one line
-  try {
-    tb::run_testbench(cfg({"xpus=64", "peers=63"}));
-    ADD_FAILURE() << "no error for peers=63 with nic=cycle";
-  } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("setting 'peers'=63: the cycle-exact twins hold at most 16 peers"), std::string::npos)
-        << e.what();
+  EXPECT_EQ(f.summary.find("peer tables:"), std::string::npos);
+  EXPECT_NE(f.summary.find("addressing: no peer tables, every instance addresses XPU ids 0..63 directly"), std::string::npos);
+  // Every XPU sends and receives its share, and every plane carries its share.
+  for (unsigned x = 0; x < 64; ++x) {
+    EXPECT_GT(f.json["throughput_gbps"]["sent"][x].get<double>(), 200.0) << x;
+    EXPECT_GT(f.json["throughput_gbps"]["received"][x].get<double>(), 200.0) << x;
   }
-  EXPECT_TRUE(tb::run_testbench(cfg({"nic=flit", "xpus=64", "peers=63", "pattern=permutation"})).pass);
+  EXPECT_LT(f.json["plane_imbalance"].get<double>(), 1.05);
+  for (const auto& sets : std::vector<std::vector<std::string>>{{"nic=flit", "peers=63"}, {"peers=16"}}) {
+    try {
+      tb::run_testbench(cfg(sets));
+      ADD_FAILURE() << "no error for " << sets.back();
+    } catch (const std::exception& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("unknown setting 'peers' for testbench system (allowed: "), std::string::npos) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+  }
 }
 
 // 63:1 incast at 64 XPUs (issue #14's incast target at the defaults, flit NICs): XPUs 1..63 send to XPU 0 at
