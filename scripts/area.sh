@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Area of the SUE NIC blocks (make area): yosys synthesizes sue_tx and sue_rx
-# with Profile=0 (SUE) and Profile=1 (SUE Lite), NumPorts=1 and every other
+# with Profile=0 (SUE) and Profile=1 (SUE Lite), NumPorts=1 and NumXpus=8 (--ports, --xpus) and every other
 # parameter the same, to generic gates, and prints one table: logic cells,
 # flip-flops and memory bits (memories kept whole with `memory -nomap`, so an
 # inferred RAM counts as bits, not as millions of flops), per block and
 # profile, and the Lite/SUE ratio. The spec (SUE Lite, §2.2/§3.4) claims Lite
 # is "up to 50% smaller".
 #
-# Usage: scripts/area.sh [--full] [--out DIR]
+# Usage: scripts/area.sh [--full] [--xpus N] [--ports N] [--out DIR]
 #   default  QDepth=4, Window=2, RxBufBeats=256, RxFrames=16 (the lint configuration
 #            sue_small): the slot, descriptor and buffer arrays that dominate the
 #            defaults are not inferred as RAM by yosys and would become flip-flops,
 #            which takes yosys far too long; these reduced sizes keep every piece of
 #            logic and shrink only the arrays (documented in docs/sue.md "Area").
 #   --full   the RTL defaults (QDepth=64, Window=64, RxBufBeats=512); slow.
+#   --xpus N NumXpus (default 8; 2..1024). sue_rx keeps its connection state in a memory and
+#            synthesizes at 1,024 (AREA_BLOCKS=sue_rx scripts/area.sh --xpus 1024 --ports 4);
+#            sue_tx's per-connection state is still in registers (docs/sue.md "Addressing").
+#   --ports N NumPorts (default 1; 1, 2, 4)
 # Environment: YOSYS (default yosys), AREA_TIMEOUT seconds per synthesis (default 3600),
 #   AREA_BLOCKS (default "sue_tx sue_rx": the blocks to synthesize again; the table reads the
 #   results already in the output folder for the others).
@@ -23,14 +27,22 @@ set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$SRC/build/area"
 FULL=0
+XPUS=8
+PORTS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --full) FULL=1 ;;
-    --out) OUT=$2; shift ;;
-    *) echo "area.sh: unknown argument '$1' (allowed: --full, --out DIR)" >&2; exit 2 ;;
+    --out) OUT=${2:?--out needs a folder}; shift ;;
+    --xpus) XPUS=${2:-}; shift ;;
+    --ports) PORTS=${2:-}; shift ;;
+    *) echo "area.sh: unknown argument '$1' (allowed: --full, --xpus N, --ports N, --out DIR)" >&2; exit 2 ;;
   esac
   shift
 done
+if ! [[ "$XPUS" =~ ^[0-9]+$ ]] || [ "$XPUS" -lt 2 ] || [ "$XPUS" -gt 1024 ]; then
+  echo "area.sh: --xpus '$XPUS' not allowed (allowed: 2..1024)" >&2; exit 2
+fi
+case "$PORTS" in 1|2|4) ;; *) echo "area.sh: --ports '$PORTS' not allowed (allowed: 1, 2, 4)" >&2; exit 2 ;; esac
 YOSYS=${YOSYS:-yosys}
 TMO=${AREA_TIMEOUT:-3600}
 if ! command -v "$YOSYS" >/dev/null 2>&1; then
@@ -39,7 +51,7 @@ if ! command -v "$YOSYS" >/dev/null 2>&1; then
 fi
 mkdir -p "$OUT"
 
-COMMON="-set NumPorts 1 -set NumXpus 8 -set DataW 256 -set MaxData 256 -set CntW 32"
+COMMON="-set NumPorts $PORTS -set NumXpus $XPUS -set DataW 256 -set MaxData 256 -set CntW 32"
 if [ $FULL -eq 1 ]; then
   SIZES="-set QDepth 64 -set Window 64 -set RxBufBeats 512 -set RxFrames 16"
   SIZE_TXT="QDepth=64 Window=64 RxBufBeats=512 RxFrames=16 (RTL defaults)"
@@ -90,9 +102,9 @@ for mod in ${AREA_BLOCKS:-sue_tx sue_rx}; do
   done
 done
 
-python3 - "$OUT" "$SIZE_TXT" <<'EOF'
+python3 - "$OUT" "$SIZE_TXT" "$XPUS" "$PORTS" <<'EOF'
 import json, os, sys
-out, sizes = sys.argv[1], sys.argv[2]
+out, sizes, xpus, ports = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 def count(mod, prof):
     base = os.path.join(out, f"{mod}_p{prof}")
     if not os.path.exists(base + ".json") and not os.path.exists(base + ".err"):
@@ -116,7 +128,7 @@ def count(mod, prof):
     return {"logic": logic, "ff": ff, "mem_bits": mem_bits, "mems": mems, "secs": secs}
 res = {(m, p): count(m, p) for m in ("sue_tx", "sue_rx") for p in (0, 1)}
 print()
-print(f"SUE NIC area, NumPorts=1, NumXpus=8, DataW=256, MaxData=256, {sizes}")
+print(f"SUE NIC area, NumPorts={ports}, NumXpus={xpus}, DataW=256, MaxData=256, {sizes}")
 print(f" {'block':<8} {'profile':<9} {'logic cells':>12} {'flip-flops':>11} {'memory bits':>12} {'cells':>9}  yosys")
 print(" " + "-" * 74)
 tot = {0: [0, 0, 0], 1: [0, 0, 0]}

@@ -67,7 +67,7 @@ std::string RxParams::validate() const {
 bool RxOut::operator==(const RxOut& o) const {
   return mac_rx_ready == o.mac_rx_ready && rx_valid == o.rx_valid && rx_cycle == o.rx_cycle && rx_vc == o.rx_vc &&
          rx_xpuid == o.rx_xpuid && rx_port == o.rx_port && rx_control == o.rx_control && rx_data == o.rx_data &&
-         fb == o.fb && conn_exp == o.conn_exp && conn_nacked == o.conn_nacked && buf_rows == o.buf_rows &&
+         fb == o.fb && dbg_exp == o.dbg_exp && dbg_nacked == o.dbg_nacked && buf_rows == o.buf_rows &&
          rec_count == o.rec_count && cred == o.cred && port_dead == o.port_dead && err_credit == o.err_credit &&
          cnt == o.cnt;
 }
@@ -115,9 +115,7 @@ void RxModel::reset(const RxIn& in) {
   err_credit_ = false;
   cnt_.fill(0);
   assert_.clear();
-  out_ = RxOut{};
-  out_.conn_exp.assign(p_.nc(), 0);
-  out_.conn_nacked.assign(p_.nc(), 0);
+  out_ = RxOut{};  // dbg_*: every connection reads 0 after reset
   for (unsigned v = 0; v < 4; ++v) out_.cred[v] = cred_[v];
 }
 
@@ -352,10 +350,6 @@ void RxModel::tick(const RxIn& in) {
     if (u.commit) port_[p].rec.push_back(u.rec);
     if (u.accept) exp_[u.c] = (exp_[u.c] + 1) & 0xffff, nacked_[u.c] = 0;
     if (u.nack) nacked_[u.c] = 1;
-    if (u.accept || u.nack) {  // conn_exp_o / conn_nacked_o: only this connection changes
-      out_.conn_exp[u.c] = exp_[u.c];
-      out_.conn_nacked[u.c] = nacked_[u.c];
-    }
   }
 
   // Unpacker
@@ -509,6 +503,10 @@ void RxModel::tick(const RxIn& in) {
   out_.cred = cred_;
   out_.err_credit = err_credit_;
   for (unsigned i = 0; i < RxCnt::kNum; ++i) out_.cnt[i] = cnt_[i] & mask(p_.cnt_w);
+  // debug read port of the connection memory: dbg_conn_i is clog2(NC) bits wide
+  const uint32_t dc = in.dbg_conn & static_cast<uint32_t>(mask(clog2(p_.nc())));
+  out_.dbg_exp = conn_exp(dc);
+  out_.dbg_nacked = conn_nacked(dc);
 }
 
 }  // namespace sue

@@ -81,6 +81,7 @@ struct RxIn {
   uint32_t port_up = 0;                 ///< port_up_i, bit per port
   std::array<RxBeat, kMaxPorts> mac{};  ///< mac_rx_*_i per port (index < NumPorts used)
   uint32_t rx_credit = 0;               ///< rx_credit_i, bit per VC: one credit returned
+  uint32_t dbg_conn = 0;                ///< dbg_conn_i: the connection the debug read port shows (clog2(NC) b)
 };
 
 /// sue_rx counters, in the order of the cnt_<name>_o ports.
@@ -105,8 +106,8 @@ struct RxOut {
   std::array<uint8_t, 18> rx_control{};  ///< rx_control_o: byte k = [143-8k -: 8]
   std::array<uint8_t, kMaxDB> rx_data{};  ///< rx_data_o: byte k = [DataW-1-8k -: 8], DB bytes used, rest 0
   FeedbackPorts fb{};                    ///< fb_*_o per port
-  std::vector<uint32_t> conn_exp;        ///< conn_exp_o, NC entries (0 in Lite)
-  std::vector<uint8_t> conn_nacked;      ///< conn_nacked_o, NC entries (0/1)
+  uint32_t dbg_exp = 0;                  ///< dbg_exp_o: exp of connection dbg_conn_i (0 if >= NC, 0 in Lite)
+  bool dbg_nacked = false;               ///< dbg_nacked_o: its nacked bit
   std::array<uint32_t, kMaxPorts> buf_rows{};   ///< buf_rows_o: wr - rd
   std::array<uint32_t, kMaxPorts> rec_count{};  ///< rec_count_o
   std::array<uint32_t, 4> cred{};               ///< cred_o per VC
@@ -125,6 +126,10 @@ class RxModel {
   /// Outputs after the last edge.
   const RxOut& outputs() const { return out_; }
   const RxParams& params() const { return p_; }
+  /// The state of connection c after the last edge (0 in Lite, for c >= NC): what the RTL's
+  /// connection memory holds, read by the debug port (dbg_conn_i) one connection at a time.
+  uint32_t conn_exp(unsigned c) const { return c < exp_.size() ? exp_[c] : 0; }
+  bool conn_nacked(unsigned c) const { return c < nacked_.size() && nacked_[c]; }
   /// The first failed assertion of docs/sue.md "Assertions" (RX), "" while none failed.
   const std::string& assertion() const { return assert_; }
 

@@ -114,8 +114,9 @@ std::string TxParams::validate() const {
 bool TxOut::operator==(const TxOut& o) const {
   return tx_credit == o.tx_credit && mac_tx_valid == o.mac_tx_valid && mac_tx_data == o.mac_tx_data &&
          mac_tx_sof == o.mac_tx_sof && mac_tx_eof == o.mac_tx_eof && mac_tx_nbytes == o.mac_tx_nbytes &&
-         q_count == o.q_count && q_unsent == o.q_unsent && conn_npsn == o.conn_npsn &&
-         conn_ack_psn == o.conn_ack_psn && conn_inflight == o.conn_inflight && conn_state == o.conn_state &&
+         dbg_q_count == o.dbg_q_count && dbg_q_unsent == o.dbg_q_unsent && dbg_npsn == o.dbg_npsn &&
+         dbg_ack_psn == o.dbg_ack_psn && dbg_inflight == o.dbg_inflight && dbg_state == o.dbg_state &&
+         pool_used == o.pool_used &&
          port_dead == o.port_dead && out_bytes == o.out_bytes && err_cmd == o.err_cmd && err_dest == o.err_dest &&
          err_overflow == o.err_overflow && err_no_port == o.err_no_port && cnt == o.cnt;
 }
@@ -177,12 +178,6 @@ void TxModel::reset(const TxIn& in) {
   cnt_.fill(0);
   out_ = TxOut{};
   out_.tx_credit.assign(nq, 0);
-  out_.q_count.assign(nq, 0);
-  out_.q_unsent.assign(nq, 0);
-  out_.conn_npsn.assign(nc, 0);
-  out_.conn_ack_psn.assign(nc, 0);
-  out_.conn_inflight.assign(nc, 0);
-  out_.conn_state.assign(nc, 0);
 
   now_ = 0;
   rto_lb_ = ~0ull;
@@ -1094,8 +1089,6 @@ void TxModel::tick(const TxIn& in) {
   for (unsigned q = 0; q < NQ; ++q) {
     const Queue& Q = q_[q];
     const uint32_t b = (Q.send - Q.crd) & pmask, d = (Q.tail - Q.send) & pmask;
-    out_.q_count[q] = Q.held + d;
-    out_.q_unsent[q] = d;
     if (b + d > QD) fail("crd <= send <= tail, tail - crd <= QDepth violated");
     if (Q.held < b) fail("a queue holds fewer sent commands than it owes credits for");
     held_sum += Q.held;
@@ -1113,11 +1106,7 @@ void TxModel::tick(const TxIn& in) {
     std::sort(tlist_.begin(), tlist_.end());
     for (const uint16_t c : tlist_) {
       const Conn& x = conn_[c];
-      out_.conn_npsn[c] = x.npsn;
-      out_.conn_ack_psn[c] = x.ack_psn;
       const uint32_t inflight = (x.npsn - x.free_psn) & 0xffff;
-      out_.conn_inflight[c] = inflight;
-      out_.conn_state[c] = x.fo_state != kConnLive ? x.fo_state : x.rtx_act ? kConnRtx : kConnLive;
       if (((x.ack_psn - x.free_psn) & 0xffff) > inflight) fail("free_psn <= ack_psn <= npsn violated");
       if (inflight > W) fail("npsn - free_psn > Window");
       // Connection sets for the next edge.
@@ -1141,6 +1130,33 @@ void TxModel::tick(const TxIn& in) {
   out_.err_cmd = err_cmd_, out_.err_dest = err_dest_, out_.err_overflow = err_overflow_;
   out_.err_no_port = err_no_port_;
   out_.cnt = cnt_;
+  // the debug read ports (dbg_q_i, dbg_conn_i are clog2(NQ), clog2(NC) bits wide) and the slots in use
+  const uint32_t dq = in.dbg_q & ((1u << clog2(NQ)) - 1);
+  const uint32_t dc = in.dbg_conn & ((1u << clog2(NC)) - 1);
+  out_.dbg_q_count = q_count(dq);
+  out_.dbg_q_unsent = q_unsent(dq);
+  out_.dbg_npsn = conn_npsn(dc);
+  out_.dbg_ack_psn = conn_ack_psn(dc);
+  out_.dbg_inflight = conn_inflight(dc);
+  out_.dbg_state = conn_state(dc);
+  out_.pool_used = fresh_ - ((fl_wp_ - fl_rp_) & fmask);  // used at least once - free
+}
+
+uint32_t TxModel::q_count(unsigned q) const {
+  return q >= q_.size() ? 0 : q_[q].held + q_unsent(q);
+}
+uint32_t TxModel::q_unsent(unsigned q) const {
+  return q >= q_.size() ? 0 : (q_[q].tail - q_[q].send) & (2u * p_.qdepth - 1);  // QB+1-bit ring pointers
+}
+uint32_t TxModel::conn_npsn(unsigned c) const { return p_.lite() || c >= p_.nc() ? 0 : conn_[c].npsn; }
+uint32_t TxModel::conn_ack_psn(unsigned c) const { return p_.lite() || c >= p_.nc() ? 0 : conn_[c].ack_psn; }
+uint32_t TxModel::conn_inflight(unsigned c) const {
+  return p_.lite() || c >= p_.nc() ? 0 : (conn_[c].npsn - conn_[c].free_psn) & 0xffff;
+}
+uint32_t TxModel::conn_state(unsigned c) const {
+  if (p_.lite() || c >= p_.nc()) return 0;
+  const Conn& x = conn_[c];
+  return x.fo_state != kConnLive ? x.fo_state : x.rtx_act ? kConnRtx : kConnLive;
 }
 
 }  // namespace sue

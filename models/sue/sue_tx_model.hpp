@@ -113,6 +113,9 @@ struct TxIn {
   uint32_t port_up = 0;       ///< port_up_i, bit per port
   uint32_t mac_tx_ready = 0;  ///< mac_tx_ready_i, bit per port
   FeedbackPorts fb{};         ///< fb_*_i per port (= sue::RxOut::fb of the node's sue_rx)
+  // Observability
+  uint32_t dbg_q = 0;     ///< dbg_q_i: the queue the debug read port shows (clog2(NQ) b)
+  uint32_t dbg_conn = 0;  ///< dbg_conn_i: the connection it shows (clog2(NC) b)
 };
 
 /// sue_tx counters, in the order of the cnt_<name>_o ports.
@@ -138,13 +141,14 @@ struct TxOut {
   uint32_t mac_tx_sof = 0;                                   ///< mac_tx_sof_o, bit per port
   uint32_t mac_tx_eof = 0;                                   ///< mac_tx_eof_o, bit per port
   std::array<uint32_t, kMaxPorts> mac_tx_nbytes{};           ///< mac_tx_nbytes_o (6 b per port)
-  // Observability
-  std::vector<uint32_t> q_count;        ///< q_count_o, NQ entries: tail - head
-  std::vector<uint32_t> q_unsent;       ///< q_unsent_o, NQ entries: tail - send
-  std::vector<uint32_t> conn_npsn;      ///< conn_npsn_o, NC entries (0 in Lite)
-  std::vector<uint32_t> conn_ack_psn;   ///< conn_ack_psn_o, NC entries (0 in Lite)
-  std::vector<uint32_t> conn_inflight;  ///< conn_inflight_o, NC entries: npsn - free_psn (0 in Lite)
-  std::vector<uint32_t> conn_state;     ///< conn_state_o, NC entries: TxConnState (0 in Lite)
+  // Observability: the debug read ports (queue dbg_q_i, connection dbg_conn_i; 0 for an index >= NQ / NC)
+  uint32_t dbg_q_count = 0;    ///< dbg_q_count_o: slots of the queue (held + unsent)
+  uint32_t dbg_q_unsent = 0;   ///< dbg_q_unsent_o: tail - send
+  uint32_t dbg_npsn = 0;       ///< dbg_npsn_o (0 in Lite)
+  uint32_t dbg_ack_psn = 0;    ///< dbg_ack_psn_o (0 in Lite)
+  uint32_t dbg_inflight = 0;   ///< dbg_inflight_o: npsn - free_psn (0 in Lite)
+  uint32_t dbg_state = 0;      ///< dbg_state_o: TxConnState (0 in Lite)
+  uint32_t pool_used = 0;      ///< pool_used_o: command slots in use (queued, held, the ingress command's)
   uint32_t port_dead = 0;                   ///< port_dead_o, bit per port
   std::array<uint32_t, kMaxPorts> out_bytes{};  ///< out_bytes_o (24 b per port; 0 in Lite)
   bool err_cmd = false, err_dest = false, err_overflow = false, err_no_port = false;  ///< sticky
@@ -166,6 +170,14 @@ class TxModel {
   /// Sent, unacknowledged commands the pool holds (all queues); params().held_max() when it is full and no
   /// NEW PDU may form (the RTL's cover point c_pool_full). Not a port: for tests and coverage.
   unsigned pool_held() const { return sheld_; }
+  /// The state after the last edge of queue q / connection c: what the debug read ports show
+  /// (dbg_q_i, dbg_conn_i), here for any index at once; 0 for q >= NQ, c >= NC, connections in Lite.
+  uint32_t q_count(unsigned q) const;
+  uint32_t q_unsent(unsigned q) const;
+  uint32_t conn_npsn(unsigned c) const;
+  uint32_t conn_ack_psn(unsigned c) const;
+  uint32_t conn_inflight(unsigned c) const;  ///< npsn - free_psn
+  uint32_t conn_state(unsigned c) const;     ///< TxConnState
   /// ACK-only jobs started by cfg_ack_count before their age reached cfg_ack_delay, since construction (not a
   /// port: for tests, which check that RTL and twin agreed on such starts).
   uint64_t ack_by_count() const { return ack_by_count_; }

@@ -75,9 +75,11 @@ module sue_rx #(
   output logic [NumPorts*16-1:0]                fb_rapsn_o,
   output logic [NumPorts*2-1:0]                 fb_fo_o,
   output logic [NumPorts*2-1:0]                 fb_fo_port_o,
-  // observability
-  output logic [NumPorts*NumXpus*4*16-1:0]      conn_exp_o,
-  output logic [NumPorts*NumXpus*4-1:0]         conn_nacked_o,
+  // observability: the debug read port of the connection memory (connection dbg_conn_i, read
+  // combinationally: its state after the last edge; 0 for an index >= NC and in SUE Lite)
+  input  logic [$clog2(NumPorts*NumXpus*4)-1:0] dbg_conn_i,
+  output logic [15:0]                           dbg_exp_o,
+  output logic                                  dbg_nacked_o,
   output logic [NumPorts*($clog2(RxBufBeats)+1)-1:0] buf_rows_o,
   output logic [NumPorts*($clog2(RxFrames)+1)-1:0]   rec_count_o,
   output logic [4*8-1:0]                        cred_o,
@@ -194,8 +196,15 @@ module sue_rx #(
   logic [NumPorts-1:0]           dead_q, ready_q;
   logic [NumPorts*RW-1:0]        rec_cnt_q;   // per port p: [p*RW +: RW]
   logic [NumPorts*PW-1:0]        rd_q, wr_q;  // per port p: [p*PW +: PW]
-  logic [NC*16-1:0]              exp_q;       // connection c: [16c +: 16]
-  logic [NC-1:0]                 nacked_q;
+  // connection state (SUE): a memory of NC words {nacked, exp} (docs/sue.md "Connection state in
+  // memories"). Read at most twice per port per edge (the frame's connection, the FO-REQ's) and once
+  // by the debug port; written at most once per port per edge, each port its own connections only.
+  // A valid bit per connection, cleared by reset and set by the first write: a word never written
+  // since reset reads as exp 0, not nacked (a memory is not reset).
+  localparam int NVW = (NC + 63) / 64;      // valid-bit words
+  logic [16:0]                   cs_mem [NC];
+  logic [63:0]                   cs_val_q [NVW];
+  logic [NumPorts*17-1:0]        cs_wd;        // per port p: the word written at cidx (acc_ev | nack_ev)
   // unpacker
   logic [NumPorts-1:0]           pop;          // the unpacker ends port p's head frame this edge
   logic [BW-1:0]                 pop_nrows;    // that frame's rows
@@ -245,6 +254,11 @@ module sue_rx #(
     logic [31:0]           crc_q, rc_q;
     logic                  acc_l, nack_l;
     logic [CW-1:0]         cidx_l;
+    /* verilator lint_off UNUSEDSIGNAL */  // the SUE_MUTANT build does not read bit 16 (nacked)
+    logic [16:0]           cs_here;            // {nacked, exp} of c_here
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [16:0]           cs_wd_l;            // the word written at cidx_l
+    logic [15:0]           cs_fo;              // exp of c_fo
     logic [NCnt*2-1:0]     pinc_l;
     logic [5:0]            pbytes_l;
     assign dead_q[gp] = dead_lq;
@@ -255,6 +269,7 @@ module sue_rx #(
     assign acc_ev[gp] = acc_l;
     assign nack_ev[gp] = nack_l;
     assign cidx[gp*CW +: CW] = cidx_l;
+    assign cs_wd[gp*17 +: 17] = cs_wd_l;
     assign pinc[gp*NCnt*2 +: NCnt*2] = pinc_l;
     assign pbytes[gp*6 +: 6] = pbytes_l;
     logic [PW-1:0]         wc_q;
@@ -367,6 +382,9 @@ module sue_rx #(
       acc_l = 1'b0;
       nack_l = 1'b0;
       cidx_l = '0;
+      cs_here = '0;
+      cs_fo = '0;
+      cs_wd_l = '0;
       pinc_l = '0;
       pbytes_l = '0;
 
@@ -510,6 +528,9 @@ module sue_rx #(
             end
             c_here = CW'((gp * NumXpus + 32'(peer)) * 4 + 32'(vc));
             c_fo   = CW'((32'(f) * NumXpus + 32'(peer)) * 4 + 32'(vc));
+            // the two reads of the connection memory (c_fo: f < NumPorts in an FO frame that passes)
+            if (Profile == 0 && cs_val_q[32'(c_here) / 64][32'(c_here) % 64]) cs_here = cs_mem[c_here];
+            if (Profile == 0 && 32'(c_fo) < NC && cs_val_q[32'(c_fo) / 64][32'(c_fo) % 64]) cs_fo = cs_mem[c_fo][15:0];
             if (err_i) vk = 5'(sue_pkg::RxDropMac);
             else if (mal) vk = 5'(sue_pkg::RxDropMal);
             else if (Profile == 0 && (crc_d ^ 32'hFFFFFFFF) != rc_d) vk = 5'(sue_pkg::RxDropRcrc);
@@ -530,7 +551,7 @@ module sue_rx #(
                 if (dead4[f] && rec_cnt4[32'(f)*RW +: RW] == '0) begin  // the unpacker holds recorded frames only
                   fb_fo_d = sue_pkg::FoReq;
                   fb_fo_port_d = f;
-                  fb_owe_psn_d = exp_q[32'(c_fo)*16 +: 16] - 16'd1;
+                  fb_owe_psn_d = cs_fo - 16'd1;
                 end else begin
                   fbv_d = 1'b0;
                   pinc_l[2*sue_pkg::RxFoDefer +: 2] = 2'd1;
@@ -542,11 +563,12 @@ module sue_rx #(
                 fb_rapsn_d = apsn;
               end else begin
                 cidx_l = c_here;
-                dpsn = npsn - exp_q[32'(c_here)*16 +: 16];
+                dpsn = npsn - cs_here[15:0];
                 if (dpsn == 16'd0) begin
                   vk = 5'(sue_pkg::RxPdusOk);
                   push = 1'b1;
                   acc_l = 1'b1;
+                  cs_wd_l = {1'b0, cs_here[15:0] + 16'd1};
                   fb_owe_d = sue_pkg::OweAck;
                   fb_owe_psn_d = npsn;
                 end else if (!dpsn[15]) begin
@@ -555,17 +577,18 @@ module sue_rx #(
                   // MUTANT: a NACK for every out-of-order PDU.
                   if (1'b1) begin
 `else
-                  if (!nacked_q[c_here]) begin
+                  if (!cs_here[16]) begin
 `endif
                     nack_l = 1'b1;
+                    cs_wd_l = {1'b1, cs_here[15:0]};
                     fb_owe_d = sue_pkg::OweNack;
-                    fb_owe_psn_d = exp_q[32'(c_here)*16 +: 16];
+                    fb_owe_psn_d = cs_here[15:0];
                     pinc_l[2*sue_pkg::RxNackOwed +: 2] = 2'd1;
                   end
                 end else begin
                   vk = 5'(sue_pkg::RxDropDup);
                   fb_owe_d = sue_pkg::OweDup;
-                  fb_owe_psn_d = exp_q[32'(c_here)*16 +: 16] - 16'd1;
+                  fb_owe_psn_d = cs_here[15:0] - 16'd1;
                 end
               end
             end
@@ -723,31 +746,38 @@ module sue_rx #(
   end
 
   // ---------------------------------------------------------------- connections (SUE only)
+  logic [16:0] dbg_w;
   if (Profile == 0) begin : g_conn
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) begin
-        exp_q <= '0;
-        nacked_q <= '0;
-      end else begin
-        for (int c = 0; c < NC; c++) begin
-          // connection c belongs to port c / (NumXpus*4)
-          if (acc_ev[c / (NumXpus * 4)] && cidx[(c / (NumXpus * 4))*CW +: CW] == CW'(c)) begin
-            exp_q[c*16 +: 16] <= exp_q[c*16 +: 16] + 16'd1;
-            nacked_q[c] <= 1'b0;
-          end else if (nack_ev[c / (NumXpus * 4)] && cidx[(c / (NumXpus * 4))*CW +: CW] == CW'(c)) begin
-            nacked_q[c] <= 1'b1;
-          end
+    for (genvar w = 0; w < NVW; w++) begin : g_val
+      always_ff @(posedge clk_i) begin
+        if (!rst_ni) begin
+          cs_val_q[w] <= '0;
+        end else begin
+          for (int p = 0; p < NumPorts; p++)
+            if ((acc_ev[p] || nack_ev[p]) && 32'(cidx[p*CW +: CW]) / 64 == w) cs_val_q[w][32'(cidx[p*CW +: CW]) % 64] <= 1'b1;
         end
       end
     end
+    // the memory: no reset; one write port per port (port p writes connections of port p only)
+    always_ff @(posedge clk_i) begin
+      for (int p = 0; p < NumPorts; p++)
+        if (rst_ni && (acc_ev[p] || nack_ev[p])) cs_mem[cidx[p*CW +: CW]] <= cs_wd[p*17 +: 17];
+    end
+    always_comb begin
+      dbg_w = '0;
+      if (32'(dbg_conn_i) < NC && cs_val_q[32'(dbg_conn_i) / 64][32'(dbg_conn_i) % 64]) dbg_w = cs_mem[dbg_conn_i];
+    end
   end else begin : g_noconn
     logic unused_conn;
-    assign unused_conn = ^{acc_ev, nack_ev, cidx};
-    assign exp_q = '0;
-    assign nacked_q = '0;
+    assign unused_conn = ^{acc_ev, nack_ev, cidx, cs_wd, dbg_conn_i};
+    always_comb begin
+      for (int w = 0; w < NVW; w++) cs_val_q[w] = '0;
+      for (int c = 0; c < NC; c++) cs_mem[c] = '0;
+    end
+    assign dbg_w = '0;
   end
-  assign conn_exp_o = exp_q;
-  assign conn_nacked_o = nacked_q;
+  assign dbg_exp_o = dbg_w[15:0];
+  assign dbg_nacked_o = dbg_w[16];
 
   // ---------------------------------------------------------------- unpacker
   // frames held (pick order), FIFO of MQ entries: head = the frame being output, the newest = the fetcher's
@@ -1144,7 +1174,8 @@ module sue_rx #(
         assert (32'(rec_cnt_q[p*RW +: RW]) <= RxFrames)
           else $error("sue_rx: port %0d holds %0d records > RxFrames", p, rec_cnt_q[p*RW +: RW]);
 `ifndef SUE_MUTANT
-        assert (!(nack_ev[p] && nacked_q[cidx[p*CW +: CW]]))
+        assert (!(nack_ev[p] && cs_val_q[32'(cidx[p*CW +: CW]) / 64][32'(cidx[p*CW +: CW]) % 64] &&
+                  cs_mem[cidx[p*CW +: CW]][16]))
           else $error("sue_rx: second NACK for one gap on connection %0d", cidx[p*CW +: CW]);
 `endif
         assert (!(pinc[(p*NCnt + sue_pkg::RxPdusOk)*2 +: 2] != 2'd0 && dead_q[p]))

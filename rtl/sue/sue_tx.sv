@@ -86,13 +86,18 @@ module sue_tx #(
   output logic [NumPorts-1:0]      mac_tx_eof_o,
   output logic [NumPorts*6-1:0]    mac_tx_nbytes_o,
   input  logic [NumPorts-1:0]      mac_tx_ready_i,
-  // observability
-  output logic [NQ*PW-1:0]         q_count_o,
-  output logic [NQ*PW-1:0]         q_unsent_o,
-  output logic [NC*16-1:0]         conn_npsn_o,
-  output logic [NC*16-1:0]         conn_ack_psn_o,
-  output logic [NC*IW-1:0]         conn_inflight_o,
-  output logic [NC*3-1:0]          conn_state_o,
+  // observability: debug read ports (queue dbg_q_i, connection dbg_conn_i: the state after the last
+  // edge, read combinationally; 0 for an index >= NQ / NC, the connection fields 0 in Lite) and the
+  // command slots in use
+  input  logic [$clog2(NQ)-1:0]    dbg_q_i,
+  input  logic [$clog2(NC)-1:0]    dbg_conn_i,
+  output logic [PW-1:0]            dbg_q_count_o,
+  output logic [PW-1:0]            dbg_q_unsent_o,
+  output logic [15:0]              dbg_npsn_o,
+  output logic [15:0]              dbg_ack_psn_o,
+  output logic [IW-1:0]            dbg_inflight_o,
+  output logic [2:0]               dbg_state_o,
+  output logic [PW-1:0]            pool_used_o,
   output logic [NumPorts-1:0]      port_dead_o,
   output logic [NumPorts*24-1:0]   out_bytes_o,
   output logic                     err_cmd_o,
@@ -827,13 +832,18 @@ module sue_tx #(
       end
     end
 
-    // observability
+    // observability: the debug read port of the connections
     always_comb begin
-      for (int c = 0; c < NC; c++) begin
-        conn_npsn_o[c*16 +: 16]    = npsn_q[c*16 +: 16];
-        conn_ack_psn_o[c*16 +: 16] = ack_q[c*16 +: 16];
-        conn_inflight_o[c*IW +: IW] = IW'(npsn_q[c*16 +: 16] - free_q[c*16 +: 16]);
-        conn_state_o[c*3 +: 3]     = (fost_q[c*3 +: 3] != sue_pkg::StLive) ? fost_q[c*3 +: 3] : {2'b00, rtxact_q[c]};
+      dbg_npsn_o     = '0;
+      dbg_ack_psn_o  = '0;
+      dbg_inflight_o = '0;
+      dbg_state_o    = '0;
+      if (32'(dbg_conn_i) < NC) begin
+        dbg_npsn_o     = npsn_q[32'(dbg_conn_i)*16 +: 16];
+        dbg_ack_psn_o  = ack_q[32'(dbg_conn_i)*16 +: 16];
+        dbg_inflight_o = IW'(npsn_q[32'(dbg_conn_i)*16 +: 16] - free_q[32'(dbg_conn_i)*16 +: 16]);
+        dbg_state_o    = (fost_q[32'(dbg_conn_i)*3 +: 3] != sue_pkg::StLive) ? fost_q[32'(dbg_conn_i)*3 +: 3] :
+                                                                              {2'b00, rtxact_q[dbg_conn_i]};
       end
     end
     assign out_bytes_o = ob_q;
@@ -903,17 +913,17 @@ module sue_tx #(
     assign s_inc_rto = '0;
     assign s_inc_nack_rcvd   = '0;
     assign s_inc_fo_ack_rcvd = '0;
-    assign conn_npsn_o     = '0;
-    assign conn_ack_psn_o  = '0;
-    assign conn_inflight_o = '0;
-    assign conn_state_o    = '0;
+    assign dbg_npsn_o      = '0;
+    assign dbg_ack_psn_o   = '0;
+    assign dbg_inflight_o  = '0;
+    assign dbg_state_o     = '0;
     assign out_bytes_o     = '0;
     // SUE Lite has no feedback, no CRC, no timers
     /* verilator lint_off UNUSEDSIGNAL */
     logic unused_lite;
     assign unused_lite = ^{fb_valid_i, fb_peer_i, fb_vc_i, fb_owe_i, fb_owe_psn_i, fb_rop_i, fb_rapsn_i, fb_fo_i,
                            fb_fo_port_i, rto_q, ack_delay_q, ack_count_q, fo_retry_q, part_q, hop_q, app_crc, app_ch, app_from,
-                           app_s, fo_port, psel_ok, new_c, s_c, s_c2, s_jP};
+                           app_s, fo_port, psel_ok, new_c, s_c, s_c2, s_jP, dbg_conn_i};
     /* verilator lint_on UNUSEDSIGNAL */
   end
 
@@ -1482,12 +1492,16 @@ module sue_tx #(
   assign err_dest_o      = e_dest_q;
   assign err_overflow_o  = e_ovf_q;
   assign err_no_port_o   = e_nop_q;
+  // the debug read port of the queues; the slots in use = used at least once - free
   always_comb begin
-    for (int q = 0; q < NQ; q++) begin
-      q_count_o[q*PW +: PW]  = held_q[q*PW +: PW] + (tail_q[q*PW +: PW] - send_q[q*PW +: PW]);
-      q_unsent_o[q*PW +: PW] = tail_q[q*PW +: PW] - send_q[q*PW +: PW];
+    dbg_q_count_o  = '0;
+    dbg_q_unsent_o = '0;
+    if (32'(dbg_q_i) < NQ) begin
+      dbg_q_count_o  = held_q[32'(dbg_q_i)*PW +: PW] + (tail_q[32'(dbg_q_i)*PW +: PW] - send_q[32'(dbg_q_i)*PW +: PW]);
+      dbg_q_unsent_o = tail_q[32'(dbg_q_i)*PW +: PW] - send_q[32'(dbg_q_i)*PW +: PW];
     end
   end
+  assign pool_used_o = fresh_q - (flwp_q - flrp_q);
   assign cnt_cmds_in_o       = cnt_q[sue_pkg::TxCmdsIn*CntW +: CntW];
   assign cnt_cmd_bad_o       = cnt_q[sue_pkg::TxCmdBad*CntW +: CntW];
   assign cnt_cmd_err_o       = cnt_q[sue_pkg::TxCmdErr*CntW +: CntW];

@@ -149,6 +149,7 @@ void System::drive_xpu(Node& n, sue::TxIn& in, core::Ps /*t*/) {
     in.tx_vc = c.vc;
     in.tx_xpuid = c.dst;
     in.tx_control = c.ctrl;
+    n.dbg_q = (c.dst * 4 + c.vc) & 0x3fff;
     for (unsigned j = 0; j < DB && beat * DB + j < c.dlen; ++j) in.tx_data[j] = c.data[beat * DB + j];
   };
   auto complete = [&](const Node::Cmd& c) {
@@ -317,6 +318,7 @@ void System::cycle() {
     sue::TxIn& ti = tin[n.idx];
     ti.rst_n = !rst;
     ti.cfg = n.tcfg;
+    ti.dbg_q = ti.dbg_conn = n.dbg_q;  // its connection on port 0
     ti.port_up = up;
     ti.fb = n.ro.fb;
     for (unsigned p = 0; p < NP; ++p) {
@@ -398,8 +400,7 @@ bool System::idle() const {
   if (traffic_) return false;
   for (const Node& n : nodes_) {
     if (n.cur || n.as.act) return false;
-    for (uint32_t q : n.to.q_count)
-      if (q) return false;
+    if (n.to.pool_used) return false;
     for (unsigned p = 0; p < cfg_.net.ports; ++p)
       if (n.ro.rec_count[p] || n.ro.buf_rows[p]) return false;
   }
@@ -411,10 +412,9 @@ std::string System::busy_reason() const {
   for (const Node& n : nodes_) {
     if (n.cur) return fmt::format("node {}: the XPU driver is inside a command", n.idx);
     if (n.as.act) return fmt::format("node {}: the XPU sink is inside a command", n.idx);
-    for (size_t q = 0; q < n.to.q_count.size(); ++q)
-      if (n.to.q_count[q])
-        return fmt::format("node {}: sue_tx queue {} holds {} slots ({} unsent)", n.idx, q, n.to.q_count[q],
-                           q < n.to.q_unsent.size() ? n.to.q_unsent[q] : 0);
+    if (n.to.pool_used)
+      return fmt::format("node {}: sue_tx holds {} command slots (queued, or sent and not acknowledged)", n.idx,
+                         n.to.pool_used);
     for (unsigned p = 0; p < cfg_.net.ports; ++p)
       if (n.ro.rec_count[p] || n.ro.buf_rows[p])
         return fmt::format("node {}: sue_rx port {} holds {} frames in {} rows", n.idx, p, n.ro.rec_count[p], n.ro.buf_rows[p]);

@@ -112,6 +112,7 @@ class System {
   struct Node {
     unsigned idx = 0;
     uint32_t xpu = 0;
+    uint32_t dbg_q = 0;  // the queue of the newest command: sue_tx's debug read ports show it (waves)
     std::unique_ptr<TxBlock> tx;
     std::unique_ptr<RxBlock> rx;
     LockTx* ltx = nullptr;

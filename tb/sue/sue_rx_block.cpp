@@ -55,6 +55,7 @@ class Rtl : public RxBlock {
     m.mac_rx_eof_i = eof;
     m.mac_rx_err_i = err;
     m.rx_credit_i = in.rx_credit & 0xf;
+    m.dbg_conn_i = in.dbg_conn & static_cast<uint32_t>(bit_mask(clog2(p_.nc())));
     m.eval();
   }
   void posedge() override {
@@ -88,12 +89,8 @@ class Rtl : public RxBlock {
       o.buf_rows[p] = static_cast<uint32_t>(get_bits(m.buf_rows_o, p * pw, pw));
       o.rec_count[p] = static_cast<uint32_t>(get_bits(m.rec_count_o, p * rw, rw));
     }
-    o.conn_exp.resize(nc);
-    o.conn_nacked.resize(nc);
-    for (unsigned c = 0; c < nc; ++c) {
-      o.conn_exp[c] = static_cast<uint32_t>(get_bits(m.conn_exp_o, c * 16, 16));
-      o.conn_nacked[c] = static_cast<uint8_t>(get_bits(m.conn_nacked_o, c, 1));
-    }
+    o.dbg_exp = m.dbg_exp_o;
+    o.dbg_nacked = m.dbg_nacked_o;
     for (unsigned v = 0; v < 4; ++v) o.cred[v] = static_cast<uint32_t>(get_bits(m.cred_o, v * 8, 8));
     o.port_dead = static_cast<uint32_t>(get_bits(m.port_dead_o, 0, np));
     o.err_credit = m.err_credit_o;
@@ -144,6 +141,10 @@ const std::vector<RxVariant>& rx_variants() {
   {#name, make_params(prof, ports, peers, dw, mp, qd, win), true},
 #include "sue_rx_mutants.inc"
 #undef COSIM_SUE_RX_MUTANT
+#define COSIM_SUE_RX_EXTRA(name, prof, ports, xpus, dw, mp, qd, win, RxV) \
+  {#name, make_params(prof, ports, xpus, dw, mp, qd, win), false},
+#include "sue_rx_extra.inc"
+#undef COSIM_SUE_RX_EXTRA
   };
   return v;
 }
@@ -160,6 +161,10 @@ std::unique_ptr<RxBlock> make_rx_rtl(const RxVariant& v, VerilatedContext* ctx, 
   if (v.name == #vname) return std::make_unique<Rtl<RxV>>(v.params, ctx, name, waves);
 #include "sue_rx_mutants.inc"
 #undef COSIM_SUE_RX_MUTANT
+#define COSIM_SUE_RX_EXTRA(vname, prof, ports, xpus, dw, mp, qd, win, RxV) \
+  if (v.name == #vname) return std::make_unique<Rtl<RxV>>(v.params, ctx, name, waves);
+#include "sue_rx_extra.inc"
+#undef COSIM_SUE_RX_EXTRA
   return nullptr;
 }
 
@@ -198,12 +203,8 @@ std::optional<Mismatch> rx_diff(const sue::RxOut& r, const sue::RxOut& m) {
     d.cmp(ix("fb_fo_o", p), a.fo, b.fo);
     d.cmp(ix("fb_fo_port_o", p), a.fo_port, b.fo_port);
   }
-  d.cmp("conn_exp_o (entries)", r.conn_exp.size(), m.conn_exp.size());
-  for (unsigned c = 0; c < std::min(r.conn_exp.size(), m.conn_exp.size()); ++c)
-    d.cmp(ix("conn_exp_o", c), r.conn_exp[c], m.conn_exp[c]);
-  d.cmp("conn_nacked_o (entries)", r.conn_nacked.size(), m.conn_nacked.size());
-  for (unsigned c = 0; c < std::min(r.conn_nacked.size(), m.conn_nacked.size()); ++c)
-    d.cmp(ix("conn_nacked_o", c), r.conn_nacked[c], m.conn_nacked[c]);
+  d.cmp("dbg_exp_o", r.dbg_exp, m.dbg_exp);
+  d.cmp("dbg_nacked_o", r.dbg_nacked, m.dbg_nacked);
   for (unsigned p = 0; p < sue::kMaxPorts; ++p) {
     d.cmp(ix("buf_rows_o", p), r.buf_rows[p], m.buf_rows[p]);
     d.cmp(ix("rec_count_o", p), r.rec_count[p], m.rec_count[p]);

@@ -25,7 +25,7 @@ struct RxVariant {
   sue::RxParams params;
   bool mutant = false;  ///< built with SUE_MUTANT (a NACK for every out-of-order PDU)
 };
-/// Every compiled sue_rx (the SUE_VARIANTS names, then the mutants).
+/// Every compiled sue_rx (the SUE_VARIANTS names, then the mutants, then the rx-only x1024).
 const std::vector<RxVariant>& rx_variants();
 const RxVariant* find_rx_variant(const std::string& name);
 

@@ -12,6 +12,12 @@ namespace tb::sue_tb {
 
 namespace {
 
+unsigned ceil_log2(unsigned v) {  // $clog2
+  unsigned r = 0;
+  while ((1u << r) < v) ++r;
+  return r;
+}
+
 template <class V>
 class Rtl : public TxBlock {
  public:
@@ -51,6 +57,8 @@ class Rtl : public TxBlock {
     m.credit_ok_i = in.credit_ok & bit_mask(4 * np);
     m.port_up_i = in.port_up & bit_mask(np);
     m.mac_tx_ready_i = in.mac_tx_ready & bit_mask(np);
+    m.dbg_q_i = in.dbg_q & static_cast<uint32_t>(bit_mask(ceil_log2(p_.nq())));
+    m.dbg_conn_i = in.dbg_conn & static_cast<uint32_t>(bit_mask(ceil_log2(p_.nc())));
     uint32_t valid = 0;
     for (unsigned p = 0; p < np; ++p) {
       const sue::Feedback& f = in.fb[p];
@@ -73,17 +81,17 @@ class Rtl : public TxBlock {
   }
   sue::TxOut outputs() const override {
     const V& m = *m_;
-    const unsigned np = p_.num_ports, nq = p_.nq(), nc = p_.nc();
-    const unsigned pw = p_.sb() + 1, iw = p_.wb() + 1;
+    const unsigned np = p_.num_ports, nq = p_.nq();
     sue::TxOut o;
     o.tx_credit.resize(nq);
-    o.q_count.resize(nq);
-    o.q_unsent.resize(nq);
-    for (unsigned q = 0; q < nq; ++q) {
-      o.tx_credit[q] = static_cast<uint8_t>(get_bits(m.tx_credit_o, q * 2, 2));
-      o.q_count[q] = static_cast<uint32_t>(get_bits(m.q_count_o, q * pw, pw));
-      o.q_unsent[q] = static_cast<uint32_t>(get_bits(m.q_unsent_o, q * pw, pw));
-    }
+    for (unsigned q = 0; q < nq; ++q) o.tx_credit[q] = static_cast<uint8_t>(get_bits(m.tx_credit_o, q * 2, 2));
+    o.dbg_q_count = static_cast<uint32_t>(m.dbg_q_count_o);
+    o.dbg_q_unsent = static_cast<uint32_t>(m.dbg_q_unsent_o);
+    o.dbg_npsn = m.dbg_npsn_o;
+    o.dbg_ack_psn = m.dbg_ack_psn_o;
+    o.dbg_inflight = m.dbg_inflight_o;
+    o.dbg_state = m.dbg_state_o;
+    o.pool_used = static_cast<uint32_t>(m.pool_used_o);
     o.mac_tx_valid = static_cast<uint32_t>(get_bits(m.mac_tx_valid_o, 0, np));
     o.mac_tx_sof = static_cast<uint32_t>(get_bits(m.mac_tx_sof_o, 0, np));
     o.mac_tx_eof = static_cast<uint32_t>(get_bits(m.mac_tx_eof_o, 0, np));
@@ -93,16 +101,6 @@ class Rtl : public TxBlock {
         o.mac_tx_data[p][k] = static_cast<uint8_t>(get_bits(m.mac_tx_data_o, p * 256 + 248 - 8 * k, 8));
       o.mac_tx_nbytes[p] = static_cast<uint32_t>(get_bits(m.mac_tx_nbytes_o, p * 6, 6));
       o.out_bytes[p] = static_cast<uint32_t>(get_bits(m.out_bytes_o, p * 24, 24));
-    }
-    o.conn_npsn.resize(nc);
-    o.conn_ack_psn.resize(nc);
-    o.conn_inflight.resize(nc);
-    o.conn_state.resize(nc);
-    for (unsigned c = 0; c < nc; ++c) {
-      o.conn_npsn[c] = static_cast<uint32_t>(get_bits(m.conn_npsn_o, c * 16, 16));
-      o.conn_ack_psn[c] = static_cast<uint32_t>(get_bits(m.conn_ack_psn_o, c * 16, 16));
-      o.conn_inflight[c] = static_cast<uint32_t>(get_bits(m.conn_inflight_o, c * iw, iw));
-      o.conn_state[c] = static_cast<uint32_t>(get_bits(m.conn_state_o, c * 3, 3));
     }
     o.err_cmd = m.err_cmd_o;
     o.err_dest = m.err_dest_o;
@@ -217,12 +215,13 @@ std::optional<Mismatch> tx_diff(const sue::TxOut& r, const sue::TxOut& m) {
       d.cmp(fmt::format("mac_tx_data_o[{}][byte {}]", p, k), r.mac_tx_data[p][k], m.mac_tx_data[p][k]);
   }
   vec("tx_credit_o", r.tx_credit, m.tx_credit);
-  vec("q_count_o", r.q_count, m.q_count);
-  vec("q_unsent_o", r.q_unsent, m.q_unsent);
-  vec("conn_npsn_o", r.conn_npsn, m.conn_npsn);
-  vec("conn_ack_psn_o", r.conn_ack_psn, m.conn_ack_psn);
-  vec("conn_inflight_o", r.conn_inflight, m.conn_inflight);
-  vec("conn_state_o", r.conn_state, m.conn_state);
+  d.cmp("dbg_q_count_o", r.dbg_q_count, m.dbg_q_count);
+  d.cmp("dbg_q_unsent_o", r.dbg_q_unsent, m.dbg_q_unsent);
+  d.cmp("dbg_npsn_o", r.dbg_npsn, m.dbg_npsn);
+  d.cmp("dbg_ack_psn_o", r.dbg_ack_psn, m.dbg_ack_psn);
+  d.cmp("dbg_inflight_o", r.dbg_inflight, m.dbg_inflight);
+  d.cmp("dbg_state_o", r.dbg_state, m.dbg_state);
+  d.cmp("pool_used_o", r.pool_used, m.pool_used);
   d.cmp("port_dead_o", r.port_dead, m.port_dead);
   for (unsigned p = 0; p < sue::kMaxPorts; ++p) d.cmp(ix("out_bytes_o", p), r.out_bytes[p], m.out_bytes[p]);
   d.cmp("err_cmd_o", r.err_cmd, m.err_cmd);

@@ -560,6 +560,8 @@ void System::drive(Nic& n, sue::TxIn& in) {
   in.tx_cycle = n.beat;
   in.tx_vc = c.vc;
   in.tx_xpuid = c.dst;
+  // the debug read ports (waves) follow the queue of the newest command and its connection on port 0
+  in.dbg_q = in.dbg_conn = (c.dst * 4 + c.vc) & 0x3fff;
   in.tx_control = n.ctrl;
   const unsigned off = n.beat * DB;
   for (unsigned j = 0; j < DB && off + j < c.dlen; ++j) in.tx_data[j] = n.data[off + j];
@@ -1088,8 +1090,7 @@ bool System::idle() const {
   for (const auto& np : nics_) {
     const Nic& n = *np;
     if (n.busy || !n.req.empty() || !n.resp.empty() || n.as.act) return false;
-    for (uint32_t q : n.to->q_count)
-      if (q) return false;
+    if (n.to->pool_used) return false;
     for (unsigned p = 0; p < cfg_.ports(); ++p)
       if (n.ro->rec_count[p] || n.ro->buf_rows[p] || n.ports[p].in_frame) return false;
   }
@@ -1105,10 +1106,9 @@ std::string System::busy_reason() const {
       return fmt::format("{}: {} requests and {} responses wait for the XPU interface", who, n.req.size() + n.busy,
                          n.resp.size());
     if (n.as.act) return who + ": the XPU sink is inside a command";
-    for (size_t q = 0; q < n.to->q_count.size(); ++q)
-      if (n.to->q_count[q])
-        return fmt::format("{}: sue_tx queue {} holds {} slots ({} unsent)", who, q, n.to->q_count[q],
-                           q < n.to->q_unsent.size() ? n.to->q_unsent[q] : 0);
+    if (n.to->pool_used)
+      return fmt::format("{}: sue_tx holds {} command slots (queued, or sent and not acknowledged)", who,
+                         n.to->pool_used);
     for (unsigned p = 0; p < cfg_.ports(); ++p) {
       if (n.ro->rec_count[p] || n.ro->buf_rows[p])
         return fmt::format("{}: sue_rx port {} holds {} frames in {} rows", who, p, n.ro->rec_count[p], n.ro->buf_rows[p]);

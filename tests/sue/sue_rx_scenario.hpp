@@ -40,6 +40,7 @@ struct Knobs {
 
 struct Outcome {
   uint64_t cycles = 0, frames = 0, accepted = 0, cmds_checked = 0, nacks = 0, resets = 0, deaths = 0;
+  uint64_t dbg_checked = 0, dbg_nonzero = 0;  // debug-port reads checked against the reference; of them, exp != 0
   uint64_t fo_answered = 0;  ///< FO-REQ events (fb_fo = 1)
   uint64_t ready_low = 0;    ///< cycles in which a live port's MAC waited on mac_rx_ready
   std::vector<std::string> errors;
@@ -53,7 +54,7 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
                      const std::function<bool(uint64_t)>& on_edge) {
   using sue::RxCnt;
   Outcome res;
-  core::Rng rng(seed, "scenario"), frng(seed, "frames"), xrng(seed, "xpu");
+  core::Rng rng(seed, "scenario"), frng(seed, "frames"), xrng(seed, "xpu"), drng(seed, "debug");
   const unsigned np = p.num_ports, nc = p.nc();
   sue::RxCfg cfg = default_cfg(p, k.credits);
   std::vector<Feeder> feed;
@@ -79,7 +80,7 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
   std::array<uint32_t, 4> held{};  // credits the XPU holds
   uint64_t hold_until = 0;
   sue::RxOut prev;
-  prev.conn_exp.assign(nc, 0);
+  unsigned last_c = 0;  // the connection of the newest frame (the debug port reads it half the time)
   uint32_t up = (1u << np) - 1;
   int reset_left = 3;
   std::array<uint64_t, RxCnt::kNum> base{};
@@ -111,7 +112,9 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
     Expect e;
     e.peer = k.one_conn ? 0 : static_cast<unsigned>(frng.uniform(0, p.num_xpus - 1));
     e.vc = k.one_conn ? 0 : static_cast<unsigned>(frng.uniform(0, 3));
+    if (e.peer == cfg.own_xpuid) e.peer = (e.peer + 1) % p.num_xpus;  // not a peer (1,024 XPUs: every id addressable)
     const unsigned c = (q * p.num_xpus + e.peer) * 4 + e.vc;
+    last_c = c;
     sue::Frame f = base_frame(p, cfg, e.peer, e.vc);
     double r = frng.real();
     auto pick = [&](double w) {
@@ -184,7 +187,9 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
           case 0: f.afh2.m = 1; break;
           case 1: f.afh2.dst_xpu = cfg.own_xpuid ^ 0x1; break;
           case 2: f.afh2.tc = static_cast<uint8_t>(4 * frng.uniform(1, 3) + e.vc); break;
-          case 3: f.afh2.src_xpu = f.rh.xpuid = 0x3fe; break;  // not a peer (>= NumXpus)
+          case 3:  // not a peer: an id >= NumXpus, or (1,024 XPUs: every id addressable) the own one
+            f.afh2.src_xpu = f.rh.xpuid = p.num_xpus > 0x3fe ? cfg.own_xpuid : 0x3fe;
+            break;
           case 4: f.afh2.v = 1; break;
           case 5: f.afh2.dst_xpu = cfg.own_xpuid | (p.lite() ? 0x400u : 0x10000u); break;
           case 6: f.rh.partition ^= 1; break;
@@ -295,6 +300,8 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
     if (!rst && (cyc >= hold_until || draining))
       for (unsigned v = 0; v < 4; ++v)
         if (held[v] && xrng.chance(draining ? 0.9 : k.credit_ret)) in.rx_credit |= 1u << v, --held[v];
+    // the debug read port of the connection memory: the newest frame's connection or any
+    in.dbg_conn = drng.chance(0.5) ? last_c : static_cast<uint32_t>(drng.uniform(0, nc - 1));
     blk.drive(in);
     blk.posedge();
     res.cycles = cyc + 1;
@@ -302,6 +309,7 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
     if (!on_edge(cyc)) break;
     if (!in.rst_n) {
       reset_ref();
+      if (o.dbg_exp != 0 || o.dbg_nacked) err(fmt::format("debug port after reset: exp {} nacked {}", o.dbg_exp, o.dbg_nacked));
       prev = o;
       continue;
     }
@@ -444,6 +452,15 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
       }
     }
     if (!perr.empty()) err("XPU interface: " + perr);
+    // the debug port shows the connection state this reference predicts (all 0 in Lite)
+    {
+      const uint32_t we = p.lite() ? 0 : exp[in.dbg_conn], wn = p.lite() ? 0 : nacked[in.dbg_conn];
+      if (o.dbg_exp != we || uint32_t(o.dbg_nacked) != wn)
+        err(fmt::format("debug port, connection {}: exp {} nacked {}, want {} {}", in.dbg_conn, o.dbg_exp, o.dbg_nacked,
+                        we, wn));
+      else
+        ++res.dbg_checked, res.dbg_nonzero += we != 0;
+    }
     for (unsigned v = 0; v < 4; ++v)
       if (o.cred[v] + held[v] != cfg.rx_credits[v])
         err(fmt::format("VC {}: cred {} + held by the XPU {} != {}", v, o.cred[v], held[v], cfg.rx_credits[v]));

@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "core/rng.hpp"
 #include "sue/crc.hpp"
 #include "sue/encap.hpp"
@@ -88,7 +90,7 @@ class ModelDut {
   TxIn in_;
 };
 
-/// Dut: drive(const TxIn&), posedge(), outputs() (a tb::Block<TxIn, TxOut> or ModelDut).
+/// Dut: drive(const TxIn&), posedge(), outputs(), model() (the twin: a lockstep block or ModelDut).
 template <class Dut>
 class Harness {
  public:
@@ -353,17 +355,33 @@ class Harness {
       credits_[q] += o.tx_credit[q];
       if (credits_[q] > p_.qdepth) failf("queue " + std::to_string(q) + ": more credits returned than spent");
     }
+    // every connection's window, read from the twin (in lockstep it equals the RTL on the debug port)
     if (!lite_) {
+      const sue::TxModel& m = dut_.model();
       for (unsigned c = 0; c < p_.nc(); ++c) {
-        if (o.conn_inflight[c] > p_.window) failf("conn_inflight > Window on connection " + std::to_string(c));
-        st_.max_inflight = std::max<uint64_t>(st_.max_inflight, o.conn_inflight[c]);
-        if (o.conn_inflight[c] == p_.window) ++st_.window_full_cycles;
+        const uint32_t fl = m.conn_inflight(c);
+        if (fl > p_.window) failf("conn_inflight > Window on connection " + std::to_string(c));
+        st_.max_inflight = std::max<uint64_t>(st_.max_inflight, fl);
+        if (fl == p_.window) ++st_.window_full_cycles;
       }
+      if (o.dbg_inflight > p_.window) failf("dbg_inflight_o > Window on connection " + std::to_string(dbg_conn_));
     }
+    if (o.dbg_q_count > p_.pool_slots() || o.dbg_q_unsent > p_.qdepth || o.dbg_q_unsent > o.dbg_q_count)
+      failf(fmt::format("debug port, queue {}: count {} unsent {}", dbg_q_, o.dbg_q_count, o.dbg_q_unsent));
     TxIn in;
     in.rst_n = true;
     in.cfg = cfg_;
     in.cfg.own_xpuid ^= 0x155;  // cfg is ignored out of reset
+    // the debug read ports: odd cycles the queue of the command being received (its connection on a
+    // rotating port), even cycles a sweep over every queue and connection
+    if (t_ & 1) {
+      dbg_q_ = cur_q_;
+      dbg_conn_ = static_cast<unsigned>(((t_ / 2) % np_) * p_.nq() + cur_q_);
+    } else {
+      dbg_q_ = static_cast<unsigned>((t_ / 2) % p_.nq());
+      dbg_conn_ = static_cast<unsigned>((t_ / 2) % p_.nc());
+    }
+    in.dbg_q = dbg_q_, in.dbg_conn = dbg_conn_;
     // network
     for (unsigned p = 0; p < np_; ++p)
       if (draining_ || rng_.chance(c_.p_ready)) in.mac_tx_ready |= 1u << p;
@@ -787,9 +805,10 @@ class Harness {
     for (unsigned q = 0; q < p_.nq(); ++q) {
       if (!expq_[q].empty() && !(lite_ && lost_allowed_))
         return failf("after the drain, queue " + std::to_string(q) + " still holds unsent commands");
-      if (o.q_count[q] != 0) return failf("after the drain, q_count of queue " + std::to_string(q) + " != 0");
+      if (dut_.model().q_count(q) != 0) return failf("after the drain, q_count of queue " + std::to_string(q) + " != 0");
       if (credits_[q] != p_.qdepth) return failf("after the drain, credits of queue " + std::to_string(q) + " not all back");
     }
+    if (o.pool_used != 0) return failf(fmt::format("after the drain, pool_used_o = {} (want 0)", o.pool_used));
     if (!mig_pending_.empty()) return failf("after the drain, migrated PDUs never sent");
     for (const auto& [id, b] : cmd_bytes_)
       if (!delivered_ids_.count(id) && !(lite_ && lost_allowed_)) return failf("a command never delivered");
@@ -805,6 +824,7 @@ class Harness {
   unsigned peer_draw() { return peers_[static_cast<size_t>(rng_.uniform(0, peers_.size() - 1))]; }
   bool lite_ = false, draining_ = false, lost_allowed_ = false;
   uint64_t t_ = 0, next_id_ = 0;
+  unsigned dbg_q_ = 0, dbg_conn_ = 0;  // what the debug read ports show after this edge
   sue::TxCfg cfg_;
   std::vector<unsigned> credits_;
   std::vector<std::deque<Cmd>> expq_;

@@ -66,10 +66,13 @@ void expect_clean(const RxRun& r) {
   EXPECT_FALSE(r.mismatch) << describe(r);
   EXPECT_FALSE(r.rtl_error) << describe(r);
   EXPECT_TRUE(r.out.errors.empty()) << describe(r);
+  EXPECT_GT(r.out.dbg_checked, 0u) << "the debug read port was never checked";
   std::printf("  %s\n", fmt::format("{} cycles in lockstep, {} frames, {} accepted, {} commands checked, {} NACKs, "
-                                     "{} FO answers, {} resets, {} deaths, {} ready-low beat cycles",
+                                     "{} FO answers, {} resets, {} deaths, {} ready-low beat cycles, {} debug reads "
+                                     "checked ({} with exp != 0)",
                                      r.out.cycles, r.out.frames, r.out.accepted, r.out.cmds_checked, r.out.nacks,
-                                     r.out.fo_answered, r.out.resets, r.out.deaths, r.out.ready_low)
+                                     r.out.fo_answered, r.out.resets, r.out.deaths, r.out.ready_low, r.out.dbg_checked,
+                                     r.out.dbg_nonzero)
                              .c_str());
 }
 
@@ -84,6 +87,7 @@ void expect_coverage(const RxRun& r, bool lite) {
       must.push_back(k);
   }
   for (unsigned k : must) EXPECT_GT(r.out.cnt[k], 0u) << "never counted: " << sue::rx_counter_name(k);
+  if (!lite) EXPECT_GT(r.out.dbg_nonzero, 0u) << "the debug port never showed a connection with exp != 0";
 }
 
 rxstim::Knobs stress(uint64_t cycles) {
@@ -120,6 +124,15 @@ TEST(SueRxLockstep, S4) {
   expect_clean(r);
   expect_coverage(r, false);
   EXPECT_GT(r.out.fo_answered, 0u);
+}
+
+// The spec's scale: 1,024 XPUs on 4 ports (16,384 connections in the connection memory, 16 per
+// XPU), frames from every XPU id but the own one, the debug port read against the reference every cycle.
+TEST(SueRxLockstep, X1024) {
+  rxstim::Knobs k = stress(300000);
+  RxRun r = run("x1024", 8, k);
+  expect_clean(r);
+  expect_coverage(r, false);
 }
 
 TEST(SueRxLockstep, Lite) {

@@ -205,7 +205,8 @@ TEST(SueRxModel, ResetState) {
   const sue::RxOut& o = h.o();
   EXPECT_EQ(o.mac_rx_ready, 0u);  // 0 in reset
   for (unsigned v = 0; v < 4; ++v) EXPECT_EQ(o.cred[v], 8u);
-  EXPECT_EQ(o.conn_exp.size(), h.p.nc());
+  for (unsigned c = 0; c < h.p.nc(); ++c) EXPECT_EQ(h.m.conn_exp(c), 0u);
+  EXPECT_EQ(o.dbg_exp, 0u);
   h.step();
   EXPECT_EQ(h.o().mac_rx_ready, 3u);  // ready from the first edge after reset
 }
@@ -248,7 +249,7 @@ TEST(SueRxModel, WorkedExampleToTheCycle) {
   EXPECT_EQ(h.cnt(RxCnt::cmds_out), 2u);
   EXPECT_EQ(h.cnt(RxCnt::bytes_in), 98u);
   EXPECT_EQ(h.cnt(RxCnt::frames_in), 1u);
-  EXPECT_EQ(h.o().conn_exp[h.conn(0, 1, 0)], 1u);
+  EXPECT_EQ(h.m.conn_exp(h.conn(0, 1, 0)), 1u);
   EXPECT_TRUE(h.xpu_err.empty()) << h.xpu_err;
 }
 
@@ -288,14 +289,27 @@ TEST(SueRxModel, AcceptAheadOneNackPerGapDuplicate) {
   EXPECT_EQ(f.rapsn, 77u);
   EXPECT_EQ(f.peer, 1u);
   EXPECT_EQ(f.vc, 3u);
-  EXPECT_EQ(h.o().conn_exp[c], 1u);
+  EXPECT_EQ(h.m.conn_exp(c), 1u);
   // a gap: 2, 3, 4 are ahead of exp 1: one NACK(1), then nothing owed
   f = data(2, 2, 5);
   EXPECT_EQ(f.owe, sue::kOweNack);
   EXPECT_EQ(f.owe_psn, 1u);
   EXPECT_EQ(f.rop, 2u);
   EXPECT_EQ(f.rapsn, 5u);
-  EXPECT_EQ(h.o().conn_nacked[c], 1u);
+  EXPECT_EQ(uint32_t(h.m.conn_nacked(c)), 1u);
+  // the debug read port shows the connection memory one word at a time, after the edge
+  h.in.dbg_conn = c;
+  h.step();
+  EXPECT_EQ(h.o().dbg_exp, 1u);
+  EXPECT_TRUE(h.o().dbg_nacked);
+  h.in.dbg_conn = h.conn(0, 1, 2);  // never written: reads 0
+  h.step();
+  EXPECT_EQ(h.o().dbg_exp, 0u);
+  EXPECT_FALSE(h.o().dbg_nacked);
+  h.in.dbg_conn = c + 1024;  // only clog2(NC) bits of dbg_conn_i exist: c again
+  h.step();
+  EXPECT_EQ(h.o().dbg_exp, 1u);
+  h.in.dbg_conn = 0;
   f = data(3, 0, 0);
   EXPECT_TRUE(f.valid);
   EXPECT_EQ(f.owe, sue::kOweNone);
@@ -307,8 +321,8 @@ TEST(SueRxModel, AcceptAheadOneNackPerGapDuplicate) {
   f = data(1, 0, 0);
   EXPECT_EQ(f.owe, sue::kOweAck);
   EXPECT_EQ(f.owe_psn, 1u);
-  EXPECT_EQ(h.o().conn_nacked[c], 0u);
-  EXPECT_EQ(h.o().conn_exp[c], 2u);
+  EXPECT_EQ(uint32_t(h.m.conn_nacked(c)), 0u);
+  EXPECT_EQ(h.m.conn_exp(c), 2u);
   // a new gap: a new NACK
   f = data(3, 0, 0);
   EXPECT_EQ(f.owe, sue::kOweNack);
@@ -330,7 +344,7 @@ TEST(SueRxModel, AcceptAheadOneNackPerGapDuplicate) {
   // other connections untouched
   for (unsigned x = 0; x < h.p.nc(); ++x)
     if (x != c) {
-      EXPECT_EQ(h.o().conn_exp[x], 0u);
+      EXPECT_EQ(h.m.conn_exp(x), 0u);
     }
 }
 
@@ -350,7 +364,7 @@ TEST(SueRxModel, AckOnlyFrame) {
   EXPECT_EQ(e.vc, 1u);
   EXPECT_EQ(e.fo, 0u);
   EXPECT_EQ(h.cnt(RxCnt::ack_frames), 1u);
-  EXPECT_EQ(h.o().conn_exp[h.conn(0, 2, 1)], 0u);  // npsn of an ACK-only frame is not consumed
+  EXPECT_EQ(h.m.conn_exp(h.conn(0, 2, 1)), 0u);  // npsn of an ACK-only frame is not consumed
   EXPECT_EQ(h.o().rec_count[0], 0u);
   EXPECT_TRUE(h.cmds.empty());
 }
@@ -560,7 +574,7 @@ TEST(SueRxModel, SourceXpuIdIsThePeerIndex) {
   h.drain();
   ASSERT_EQ(h.fb[0].size(), 1u);
   EXPECT_EQ(h.fb[0][0].f.peer, 3u);
-  EXPECT_EQ(h.o().conn_exp[h.conn(0, 3, 0)], 1u);
+  EXPECT_EQ(h.m.conn_exp(h.conn(0, 3, 0)), 1u);
   ASSERT_EQ(h.cmds.size(), 1u);
   EXPECT_EQ(h.cmds[0].c.xpuid, 3u);
   for (unsigned bad : {4u, p.num_xpus, 1023u}) {  // own, the first id out of range, the last id
@@ -582,7 +596,7 @@ TEST(SueRxModel, FoReqAnsweredOnlyWhenDeadAndDrainedFoAck) {
   // three PDUs accepted on port 1 from peer 2, VC 1: exp = 3
   for (uint16_t s = 0; s < 3; ++s) h.send(1, rxstim::wire(h.frame(2, 1, s, {cmd(40)})));
   h.drain();
-  ASSERT_EQ(h.o().conn_exp[h.conn(1, 2, 1)], 3u);
+  ASSERT_EQ(h.m.conn_exp(h.conn(1, 2, 1)), 3u);
   auto fo_req = [&] {
     h.send(0, rxstim::wire(rxstim::fo_frame(p, h.cfg, 2, 1, 1, false, 0)));
     for (int i = 0; i < 5; ++i) h.step();
@@ -606,7 +620,7 @@ TEST(SueRxModel, FoReqAnsweredOnlyWhenDeadAndDrainedFoAck) {
   // the XPU drains: the answer is exp-1 of connection (1, 2, 1), repeated for every request
   h.auto_credit = true;
   h.drain();
-  const uint32_t exp = h.o().conn_exp[h.conn(1, 2, 1)];
+  const uint32_t exp = h.m.conn_exp(h.conn(1, 2, 1));
   EXPECT_EQ(exp, 12u);
   fo_req();
   fo_req();
@@ -690,7 +704,7 @@ TEST(SueRxModel, LiteByteOrderAndNoTransport) {
   EXPECT_EQ(h.cmds[2].c.bytes, c2);
   EXPECT_EQ(h.cmds[0].c.xpuid, 0x304u & 0x3ff);
   EXPECT_EQ(h.cmds[0].c.vc, 1u);
-  for (auto& x : h.o().conn_exp) EXPECT_EQ(x, 0u);
+  for (unsigned c = 0; c < h.p.nc(); ++c) EXPECT_EQ(h.m.conn_exp(c), 0u);
   EXPECT_TRUE(h.fb[0].empty());
   // the empty PDU 80 00 is malformed in Lite (built by hand: hdr6 | 80 00, permuted, padded)
   Bytes e = {0x22, 0x80, 0x00, 0x00, 0x01, 0x02, 0x12, 0, 0, 0, 0x03, 0x04};
@@ -793,7 +807,7 @@ TEST(SueRxModel, PsnWrapsAt65536) {
   }
   h.drain(100000);
   EXPECT_EQ(h.cnt(RxCnt::pdus_ok), 65540u);
-  EXPECT_EQ(h.o().conn_exp[c], 4u);
+  EXPECT_EQ(h.m.conn_exp(c), 4u);
   EXPECT_EQ(h.cnt(RxCnt::drop_psn) + h.cnt(RxCnt::drop_dup), 0u);
 }
 

@@ -42,18 +42,16 @@ class TraceBlock : public TxBlock {
       if (in_.fb[p].valid)
         std::printf(" fb%u{pe%u vc%u owe%u/%u rop%u/%u fo%u/%u}", p, in_.fb[p].peer, in_.fb[p].vc, in_.fb[p].owe,
                     in_.fb[p].owe_psn, in_.fb[p].rop, in_.fb[p].rapsn, in_.fb[p].fo, in_.fb[p].fo_port);
-    std::printf(" | qc");
-    for (size_t q = 0; q < r.q_count.size(); ++q)
-      if (r.q_count[q] || m.q_count[q] || r.tx_credit[q] || m.tx_credit[q])
-        std::printf(" %zu:%u/%u cr%u/%u", q, r.q_count[q], m.q_count[q], r.tx_credit[q], m.tx_credit[q]);
-    std::printf(" | ack");
-    for (size_t c = 0; c < r.conn_ack_psn.size(); ++c)
-      if (r.conn_npsn[c] || m.conn_npsn[c])
-        std::printf(" %zu:%u/%u,%u/%u,%u/%u", c, r.conn_ack_psn[c], m.conn_ack_psn[c], r.conn_npsn[c], m.conn_npsn[c],
-                    r.conn_inflight[c], m.conn_inflight[c]);
+    std::printf(" | used %u/%u cr", r.pool_used, m.pool_used);
+    for (size_t q = 0; q < r.tx_credit.size(); ++q)
+      if (r.tx_credit[q] || m.tx_credit[q]) std::printf(" %zu:%u/%u", q, r.tx_credit[q], m.tx_credit[q]);
+    std::printf(" | q%u %u/%u | c%u ack %u/%u npsn %u/%u inflight %u/%u", in_.dbg_q, r.dbg_q_count, m.dbg_q_count,
+                in_.dbg_conn, r.dbg_ack_psn, m.dbg_ack_psn, r.dbg_npsn, m.dbg_npsn, r.dbg_inflight, m.dbg_inflight);
     std::printf("\n");
   }
   sue::TxOut outputs() const override { return l_.outputs(); }
+  /// The twin (the harness reads every queue and connection from it; the RTL shows one on its debug ports).
+  const sue::TxModel& model() const { return l_.model(); }
 
  private:
   LockTx& l_;
@@ -81,7 +79,7 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
   auto ls = make_tx_lockstep(make_tx_rtl(*v, ctx, "tx", nullptr), v->params, "tx");
   LockTx* l = ls.get();
   TraceBlock tr(*ls);
-  suetx::Harness<TxBlock> h(v->params, hc, tr);
+  suetx::Harness<TraceBlock> h(v->params, hc, tr);
   uint64_t cyc = 0;
   h.after_edge = [&]() {
     l->set_time(++cyc, 0);
@@ -264,6 +262,7 @@ TEST(SueTxFrames, WorkedExampleRtl) {
       x.tx_valid = 2, x.tx_xpuid = 2, x.tx_control[0] = 0x02, x.tx_control[1] = 0x02, x.tx_control[17] = 0xbb;
       for (unsigned j = 0; j < 32; ++j) x.tx_data[j] = static_cast<uint8_t>(j);
     }
+    x.dbg_q = 8, x.dbg_conn = 8;  // the debug read ports show queue {XPU 2, VC 0} and its connection on port 0
     const sue::TxOut before = ls->outputs();
     if (before.mac_tx_valid & 1)
       frame.insert(frame.end(), before.mac_tx_data[0].begin(), before.mac_tx_data[0].begin() + before.mac_tx_nbytes[0]);
@@ -275,10 +274,12 @@ TEST(SueTxFrames, WorkedExampleRtl) {
     EXPECT_EQ(o.mac_tx_eof, rows[e].eof) << "edge " << e;
     EXPECT_EQ(o.mac_tx_nbytes[0], rows[e].nbytes) << "edge " << e;
     if (e == 1) {
-      EXPECT_EQ(o.q_unsent[8], 2u);  // queue {XPU 2, VC 0}
+      EXPECT_EQ(o.dbg_q_unsent, 2u);  // queue {XPU 2, VC 0}
+      EXPECT_EQ(o.dbg_q_count, 2u);
+      EXPECT_EQ(o.pool_used, 2u);
     }
     if (e == 2) {
-      EXPECT_EQ(o.conn_npsn[8], 1u);
+      EXPECT_EQ(o.dbg_npsn, 1u);
       EXPECT_EQ(o.out_bytes[0], 72u);
     }
   }

@@ -294,19 +294,19 @@ TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
   b.in.tx_control[0] = 0x01, b.in.tx_control[17] = 0xaa;
   b.edge();  // edge 0: A -> slot 0
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), 1u);
-  EXPECT_EQ(b.o().q_unsent[8], 1u);
+  EXPECT_EQ(b.m.q_unsent(8), 1u);
   b.in.tx_valid = 2, b.in.tx_xpuid = 2;
   b.in.tx_control = {};
   b.in.tx_control[0] = 0x02, b.in.tx_control[1] = 0x02, b.in.tx_control[17] = 0xbb;
   for (unsigned j = 0; j < 32; ++j) b.in.tx_data[j] = static_cast<uint8_t>(j);
   b.edge();  // edge 1: B -> slot 1, no credit: no job
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), 2u);
-  EXPECT_EQ(b.o().q_unsent[8], 2u);
-  EXPECT_EQ(b.o().conn_npsn[8], 0u);
+  EXPECT_EQ(b.m.q_unsent(8), 2u);
+  EXPECT_EQ(b.m.conn_npsn(8), 0u);
   b.in.credit_ok = 0xf;
   b.edge();  // edge 2: NEW, n_cmd 2, P 72, PSN 0
-  EXPECT_EQ(b.o().conn_npsn[8], 1u);
-  EXPECT_EQ(b.o().q_unsent[8], 0u);
+  EXPECT_EQ(b.m.conn_npsn(8), 1u);
+  EXPECT_EQ(b.m.q_unsent(8), 0u);
   EXPECT_EQ(b.o().out_bytes[0], 72u);
   EXPECT_EQ(b.cnt(TxCnt::pdus_new), 1u);
   EXPECT_EQ(b.cnt(TxCnt::payload_bytes), 68u);
@@ -357,6 +357,24 @@ TEST(SueTxModel, WorkedExampleCycleAndByteExact) {
   const uint32_t rc = sue::rcrc32(f.raw.data() + 14, 80);
   EXPECT_EQ(f.raw[94], rc >> 24);
   EXPECT_EQ(f.raw[97], rc & 0xff);
+  EXPECT_EQ(b.o().pool_used, 2u);  // both commands are held until acknowledged
+  // the debug read ports show one queue and one connection, after the edge; 0 at an index >= NQ / NC
+  b.in.credit_ok = 0;
+  b.in.tx_valid = 0;
+  b.in.dbg_q = 8, b.in.dbg_conn = 8;
+  b.edge();
+  EXPECT_EQ(b.o().dbg_q_count, 2u);
+  EXPECT_EQ(b.o().dbg_q_unsent, 0u);
+  EXPECT_EQ(b.o().dbg_npsn, 1u);
+  EXPECT_EQ(b.o().dbg_ack_psn, 0u);
+  EXPECT_EQ(b.o().dbg_inflight, 1u);
+  EXPECT_EQ(b.o().dbg_state, uint32_t{sue::kConnLive});
+  b.in.dbg_q = 9, b.in.dbg_conn = 9 + 32;  // connection 9 of port 0 (dbg_conn_i has clog2(NC) = 5 bits)
+  b.edge();
+  EXPECT_EQ(b.o().dbg_q_count, 0u);
+  EXPECT_EQ(b.o().dbg_npsn, 0u);
+  EXPECT_EQ(b.o().pool_used, 2u);
+  b.in.dbg_q = b.in.dbg_conn = 0;
 }
 
 TEST(SueTxModel, ZeroLoadLatencyFourCycles) {
@@ -389,7 +407,7 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   EXPECT_EQ(b.cnt(TxCnt::cmd_bad), 4u);
   EXPECT_TRUE(b.o().err_cmd);
   EXPECT_FALSE(b.o().err_dest);
-  EXPECT_EQ(b.o().q_count[0], 0u);
+  EXPECT_EQ(b.m.q_count(0), 0u);
   // unknown destination, 4 beats: one cmd_bad, its other beats skipped
   const uint32_t bad_xpu = 999;  // >= NumXpus (8)
   for (unsigned k = 0; k < 4; ++k) {
@@ -404,17 +422,17 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   b.cmd(1, 2, 70, 0, true);
   EXPECT_EQ(b.cnt(TxCnt::cmd_err), 1u);
   EXPECT_EQ(b.o().tx_credit[1 * 4 + 2], 1u);
-  EXPECT_EQ(b.o().q_count[1 * 4 + 2], 0u);
+  EXPECT_EQ(b.m.q_count(1 * 4 + 2), 0u);
   // aborted: beat 0 of 3, then an idle cycle
   b.cmd(1, 2, 0);  // a good one first
-  EXPECT_EQ(b.o().q_count[6], 1u);
+  EXPECT_EQ(b.m.q_count(6), 1u);
   b.in.tx_valid = 2, b.in.tx_cycle = 0, b.in.tx_vc = 2, b.in.tx_xpuid = 1, b.in.tx_control = {};
   b.in.tx_control[1] = 0x04, b.in.tx_control[2] = 0x60;  // dlen 70: 3 beats
   b.edge();
   b.edge();  // idle: aborts
   EXPECT_EQ(b.cnt(TxCnt::cmd_bad), 6u);
   EXPECT_EQ(b.o().tx_credit[6], 1u);
-  EXPECT_EQ(b.o().q_count[6], 1u);
+  EXPECT_EQ(b.m.q_count(6), 1u);
   // stray cycle
   b.in.tx_valid = 3;
   b.edge();
@@ -423,13 +441,13 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   const unsigned Q = TxParams{}.qdepth;
   ASSERT_EQ(Q, 64u);
   for (unsigned k = 0; k + 1 < Q; ++k) b.cmd(1, 2, 0);
-  EXPECT_EQ(b.o().q_count[6], Q);
+  EXPECT_EQ(b.m.q_count(6), Q);
   EXPECT_FALSE(b.o().err_overflow);
   b.cmd(1, 2, 0);
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 1u);
   EXPECT_TRUE(b.o().err_overflow);
   EXPECT_EQ(b.o().tx_credit[6], 0u);
-  EXPECT_EQ(b.o().q_count[6], Q);
+  EXPECT_EQ(b.m.q_count(6), Q);
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), Q);
 }
 
@@ -448,17 +466,17 @@ TEST(SueTxModel, CreditsAtFormationSlotsAtAck) {
   }
   ASSERT_EQ(b.frames.size(), 3u);
   EXPECT_EQ(credits, 3u);               // back once formed into PDUs, not at the ACK
-  EXPECT_EQ(b.o().q_count[0], 3u);      // the store holds them until acknowledged
-  EXPECT_EQ(b.o().q_unsent[0], 0u);
+  EXPECT_EQ(b.m.q_count(0), 3u);      // the store holds them until acknowledged
+  EXPECT_EQ(b.m.q_unsent(0), 0u);
   b.fb(0, Bench::ack(0, 0, 2));         // ACK(2): PSNs 0..2
   b.edge();                              // ack_psn = 3
-  EXPECT_EQ(b.o().conn_ack_psn[0], 3u);
+  EXPECT_EQ(b.m.conn_ack_psn(0), 3u);
   for (int e = 0; e < 8; ++e) {
     b.edge();
     EXPECT_EQ(b.o().tx_credit[0], 0u);  // no second credit at the slot free
   }
-  EXPECT_EQ(b.o().q_count[0], 0u);
-  EXPECT_EQ(b.o().conn_inflight[0], 0u);
+  EXPECT_EQ(b.m.q_count(0), 0u);
+  EXPECT_EQ(b.m.conn_inflight(0), 0u);
   EXPECT_EQ(b.o().out_bytes[0], 0u);
 }
 
@@ -487,16 +505,16 @@ TEST(SueTxModel, StoreBoundsSentCommandsAndXpuNeverOverflows) {
       b.edge();
     }
     credits += b.o().tx_credit[0];
-    max_count = std::max(max_count, b.o().q_count[0]);
+    max_count = std::max(max_count, b.m.q_count(0));
   };
   for (int e = 0; e < 1000; ++e) step();
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
   EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 96u);    // Pool - NQ*QDepth (was Store - QDepth = 28 per queue)
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), 100u);      // + QDepth queued
-  EXPECT_EQ(b.o().q_count[0], 100u);
-  EXPECT_EQ(b.o().q_unsent[0], 4u);
+  EXPECT_EQ(b.m.q_count(0), 100u);
+  EXPECT_EQ(b.m.q_unsent(0), 4u);
   EXPECT_EQ(max_count, 100u);
-  EXPECT_EQ(b.o().conn_npsn[0], 96u);
+  EXPECT_EQ(b.m.conn_npsn(0), 96u);
   b.fb(0, Bench::ack(0, 0, 27));
   for (int e = 0; e < 1000; ++e) step();
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
@@ -529,14 +547,14 @@ TEST(SueTxModel, PoolLetsOneQueueHoldMoreThanTheOldRing) {
       b.edge();
     }
     credits += b.o().tx_credit[0];
-    max_count = std::max(max_count, b.o().q_count[0]);
+    max_count = std::max(max_count, b.m.q_count(0));
   }
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
   EXPECT_GT(b.cnt(TxCnt::cmds_sent), 224u);     // more than the old per-queue ring allowed
   EXPECT_EQ(b.cnt(TxCnt::cmds_sent), 768u);     // exactly Pool - NQ*QDepth
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), 768u + 32u); // + QDepth queued
   EXPECT_EQ(max_count, 800u);
-  EXPECT_LE(b.o().conn_npsn[0], 256u);
+  EXPECT_LE(b.m.conn_npsn(0), 256u);
   EXPECT_EQ(b.m.assertion(), "");
 }
 
@@ -577,8 +595,8 @@ TEST(SueTxModel, PoolSharedByAllQueuesNeverOverflows) {
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), 512u);
   uint32_t held = 0;
   for (unsigned q = 0; q < NQ; ++q) {
-    EXPECT_EQ(b.o().q_unsent[q], p.qdepth) << "queue " << q;
-    held += b.o().q_count[q];
+    EXPECT_EQ(b.m.q_unsent(q), p.qdepth) << "queue " << q;
+    held += b.m.q_count(q);
   }
   EXPECT_EQ(held, 512u);  // every slot of the pool
   // Acknowledge everything sent on every connection: the pool drains and the queued commands go.
@@ -586,7 +604,7 @@ TEST(SueTxModel, PoolSharedByAllQueuesNeverOverflows) {
     for (unsigned port = 0; port < p.num_ports; ++port) {
       for (unsigned q = 0; q < NQ; ++q) {
         const unsigned c = b.c(port, q / 4, q % 4);
-        const uint32_t np = b.o().conn_npsn[c], ap = b.o().conn_ack_psn[c];
+        const uint32_t np = b.m.conn_npsn(c), ap = b.m.conn_ack_psn(c);
         if (np == ap) continue;
         b.fb(port, Bench::ack(q / 4, q % 4, (np - 1) & 0xffff));
         break;
@@ -608,7 +626,7 @@ TEST(SueTxModel, RetransmitFromTheStoreAfterTheXpuRefilled) {
   b.in.credit_ok = 0;  // hold the refill in the queue
   for (unsigned k = 0; k < 32; ++k) b.cmd(0, 0, 16, static_cast<uint8_t>(50 + k));  // the credits came back
   EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
-  EXPECT_EQ(b.o().q_count[0], 36u);
+  EXPECT_EQ(b.m.q_count(0), 36u);
   b.fb(0, Bench::nack(0, 0, 1));  // PSN 0 accepted, 1 lost
   b.edge();
   b.in.credit_ok = 0xf;  // the go-back-N has started: its RTX goes before any NEW
@@ -665,7 +683,7 @@ struct Feeder {
   void step() {
     // one dlen-0 command per edge, round robin over the queues that are not full
     auto [i, v] = queues[next++ % queues.size()];
-    if (b.o().q_count[i * 4 + v] < b.p.qdepth) {
+    if (b.m.q_count(i * 4 + v) < b.p.qdepth) {
       b.in.tx_valid = 1, b.in.tx_cycle = 0, b.in.tx_vc = v, b.in.tx_xpuid = i;
       b.in.tx_control = {};
     }
@@ -730,7 +748,7 @@ TEST(SueTxModel, VcWithoutCreditIsSkippedOthersGoOn) {
   EXPECT_EQ(n[1], 0u);
   EXPECT_GT(n[0], 30u);
   EXPECT_GT(n[2], 30u);
-  EXPECT_GT(b.o().q_unsent[1], 0u);
+  EXPECT_GT(b.m.q_unsent(1), 0u);
   b.in.credit_ok = 0xf;
   const size_t before = b.frames.size();
   for (int k = 0; k < 200; ++k) fd.step();
@@ -1013,13 +1031,13 @@ TEST(SueTxModel, NackGoBackNFromTheNackedPsn) {
   Bench b(small_pack());
   b.reset();
   ASSERT_EQ(b.send_run(5, 0, 10, 40), 5u);
-  EXPECT_EQ(b.o().conn_npsn[0], 5u);
+  EXPECT_EQ(b.m.conn_npsn(0), 5u);
   b.fb(0, Bench::nack(0, 0, 2));  // PSNs 0, 1 accepted, 2 lost
   b.edge();
   EXPECT_EQ(b.cnt(TxCnt::nack_rcvd), 1u);
   EXPECT_EQ(b.cnt(TxCnt::gbn), 1u);
-  EXPECT_EQ(b.o().conn_ack_psn[0], 2u);
-  EXPECT_EQ(b.o().conn_state[0], uint32_t{sue::kConnRtx});
+  EXPECT_EQ(b.m.conn_ack_psn(0), 2u);
+  EXPECT_EQ(b.m.conn_state(0), uint32_t{sue::kConnRtx});
   b.run(40);
   ASSERT_EQ(b.frames.size(), 8u);
   for (unsigned k = 0; k < 3; ++k) {
@@ -1029,7 +1047,7 @@ TEST(SueTxModel, NackGoBackNFromTheNackedPsn) {
     EXPECT_EQ(f.cmds, b.frames[2 + k].f.cmds);  // same commands, same grouping
   }
   EXPECT_EQ(b.cnt(TxCnt::pdus_rtx), 3u);
-  EXPECT_EQ(b.o().conn_state[0], uint32_t{sue::kConnLive});
+  EXPECT_EQ(b.m.conn_state(0), uint32_t{sue::kConnLive});
   // a stale NACK (behind ack_psn) is ignored but counted
   b.fb(0, Bench::nack(0, 0, 1));
   b.edge();
@@ -1038,7 +1056,7 @@ TEST(SueTxModel, NackGoBackNFromTheNackedPsn) {
   // NACK(npsn): progress to npsn, no go-back-N
   b.fb(0, Bench::nack(0, 0, 5));
   b.edge();
-  EXPECT_EQ(b.o().conn_ack_psn[0], 5u);
+  EXPECT_EQ(b.m.conn_ack_psn(0), 5u);
   EXPECT_EQ(b.cnt(TxCnt::gbn), 1u);
 }
 
@@ -1075,15 +1093,15 @@ TEST(SueTxModel, WindowFullStallsOnlyItsConnection) {
   b.cmd(1, 0, 0, 9);
   b.run(60);
   ASSERT_EQ(b.frames.size(), 3u);
-  EXPECT_EQ(b.o().conn_inflight[0], 2u);
-  EXPECT_EQ(b.o().q_unsent[0], 1u);
+  EXPECT_EQ(b.m.conn_inflight(0), 2u);
+  EXPECT_EQ(b.m.q_unsent(0), 1u);
   unsigned peer1 = 0;  // peer 1 was not held up
   for (auto& f : b.frames) peer1 += f.f.afh2.entropy == 4;
   EXPECT_EQ(peer1, 1u);
   b.fb(0, Bench::ack(0, 0, 0));
   b.edge();  // ack_psn 1
   b.edge();  // walker frees PSN 0: inflight 1
-  EXPECT_EQ(b.o().conn_inflight[0], 1u);
+  EXPECT_EQ(b.m.conn_inflight(0), 1u);
   b.run(20);
   ASSERT_EQ(b.frames.size(), 4u);
   EXPECT_EQ(b.frames[3].f.rh.npsn, 2u);
@@ -1118,12 +1136,12 @@ TEST(SueTxModel, FailoverWaitRetryMigrateRetired) {
   ASSERT_EQ(b.frames.size(), 3u);
   b.fb(0, Bench::ack(0, 0, 0));
   b.edge();
-  EXPECT_EQ(b.o().conn_ack_psn[0], 1u);
+  EXPECT_EQ(b.m.conn_ack_psn(0), 1u);
   b.in.port_up = 0x2;  // port 0 dies
   b.edge();
   const unsigned c0 = b.c(0, 0, 0), c1 = b.c(1, 0, 0);
-  EXPECT_EQ(b.o().conn_state[c0], uint32_t{sue::kConnWait});
-  EXPECT_EQ(b.o().conn_state[b.c(0, 1, 0)], uint32_t{sue::kConnRetired});  // nothing in flight
+  EXPECT_EQ(b.m.conn_state(c0), uint32_t{sue::kConnWait});
+  EXPECT_EQ(b.m.conn_state(b.c(0, 1, 0)), uint32_t{sue::kConnRetired});  // nothing in flight
   b.cmd(0, 0, 0, 9);  // queue (0, 0) is blocked while a connection of it waits
   b.run(20);
   ASSERT_EQ(b.frames.size(), 4u);
@@ -1136,17 +1154,17 @@ TEST(SueTxModel, FailoverWaitRetryMigrateRetired) {
   EXPECT_EQ(b.cnt(TxCnt::fo_req_sent), 1u);
   b.run(200);  // retried after cfg_fo_retry cycles
   EXPECT_EQ(b.cnt(TxCnt::fo_req_sent), 2u);
-  EXPECT_EQ(b.o().q_unsent[0], 1u);
+  EXPECT_EQ(b.m.q_unsent(0), 1u);
   // FO-ACK(answer 1): PSNs 0 and 1 were accepted, PSN 2 migrates
   sue::Feedback fa;
   fa.peer = 0, fa.vc = 0, fa.fo = sue::kFoAck, fa.fo_port = 0, fa.rapsn = 1;
   b.fb(1, fa);
   b.edge();
   EXPECT_EQ(b.cnt(TxCnt::fo_ack_rcvd), 1u);
-  EXPECT_EQ(b.o().conn_ack_psn[c0], 2u);
-  EXPECT_EQ(b.o().conn_state[c0], uint32_t{sue::kConnMigrate});
+  EXPECT_EQ(b.m.conn_ack_psn(c0), 2u);
+  EXPECT_EQ(b.m.conn_state(c0), uint32_t{sue::kConnMigrate});
   b.run(30);
-  EXPECT_EQ(b.o().conn_state[c0], uint32_t{sue::kConnRetired});
+  EXPECT_EQ(b.m.conn_state(c0), uint32_t{sue::kConnRetired});
   EXPECT_EQ(b.cnt(TxCnt::pdus_mig), 1u);
   ASSERT_EQ(b.frames.size(), 7u);
   const auto& mig = b.frames[5];
@@ -1157,12 +1175,12 @@ TEST(SueTxModel, FailoverWaitRetryMigrateRetired) {
   EXPECT_EQ(nw.port, 1u);
   EXPECT_EQ(nw.f.rh.npsn, 1u);
   EXPECT_EQ(nw.f.cmds[0][3], 9u);
-  EXPECT_EQ(b.o().conn_npsn[c1], 2u);
+  EXPECT_EQ(b.m.conn_npsn(c1), 2u);
   // a late FO-ACK is ignored (counted)
   b.fb(1, fa);
   b.edge();
   EXPECT_EQ(b.cnt(TxCnt::fo_ack_rcvd), 2u);
-  EXPECT_EQ(b.o().conn_state[c0], uint32_t{sue::kConnRetired});
+  EXPECT_EQ(b.m.conn_state(c0), uint32_t{sue::kConnRetired});
 }
 
 TEST(SueTxModel, FoReqReceivedIsAnsweredOnTheLowestLivePort) {
@@ -1227,7 +1245,7 @@ TEST(SueTxModel, LiteFrameAndNoTransport) {
   ASSERT_EQ(b.frames[0].raw.size(), 6u + 24);
   EXPECT_EQ(b.frames[0].raw, Bytes(want.begin(), want.begin() + 30));
   // slots freed when the last beat is loaded: no feedback needed
-  EXPECT_EQ(b.o().q_count[1], 0u);
+  EXPECT_EQ(b.m.q_count(1), 0u);
   // feedback is ignored, SUE-only outputs stay 0
   sue::Feedback fb;
   fb.rop = 2, fb.fo = 1;
@@ -1237,7 +1255,7 @@ TEST(SueTxModel, LiteFrameAndNoTransport) {
                      TxCnt::nack_rcvd, TxCnt::gbn, TxCnt::rto, TxCnt::fo_req_sent, TxCnt::fo_ack_sent,
                      TxCnt::fo_ack_rcvd})
     EXPECT_EQ(b.cnt(k), 0u) << sue::tx_counter_name(k);
-  for (auto x : b.o().conn_npsn) EXPECT_EQ(x, 0u);
+  for (unsigned c = 0; c < b.p.nc(); ++c) EXPECT_EQ(b.m.conn_npsn(c), 0u);
   EXPECT_EQ(b.o().out_bytes[0], 0u);
 }
 
