@@ -826,7 +826,8 @@ module sue_rx #(
   logic [5:0]            rlo, rhi, rn;
   logic [OW-1:0]         rbase, rows_e;
   logic [BW-1:0]         rr_row;
-  logic [255:0]          row;
+  logic [255:0]          row, seg;
+  logic [ACCR*8-1:0]     app_m, app_v;
   logic [3:0]            take_cred;
   logic [4*8-1:0]        cred_d;
   logic                  err_credit_d;
@@ -908,6 +909,9 @@ module sue_rx #(
     rows_e = '0;
     rr_row = '0;
     row = '0;
+    seg = '0;
+    app_m = '0;
+    app_v = '0;
     take_cred = '0;
     pop = '0;
     // output, from uacc_q; the head frame names vc, peer and port
@@ -959,14 +963,13 @@ module sue_rx #(
       end
     end
     mc_d = mc_pop;
-    // shift out what was consumed, append the read stage
-    for (int j = 0; j < ACCR; j++)
-      uacc_sh[8*j +: 8] = (32'(j) + 32'(consumed) < ACCR) ? uacc_q[8*(32'(j) + 32'(consumed)) +: 8] : 8'd0;
+    // shift out what was consumed, append the read stage (bytes [un, un + rdat_n) of the accumulator;
+    // un + rdat_n <= ACCR): barrel shifts and masks, not per-byte variable indices (yosys: see "Area")
+    uacc_sh = uacc_q >> (8 * 32'(consumed));
     un = uacc_n_q - consumed;
-    uacc_d = uacc_sh;
-    for (int j = 0; j < ACCR; j++)
-      if (32'(j) >= 32'(un) && 32'(j) < 32'(un) + 32'(rdat_n_q))
-        uacc_d[8*j +: 8] = rdat_q[8*((32'(j) - 32'(un)) % RDB) +: 8];
+    app_m = ({{(ACCR*8-RDB*8){1'b0}}, {(RDB*8){1'b1}}} >> (8 * (RDB - 32'(rdat_n_q)))) << (8 * 32'(un));
+    app_v = {{(ACCR*8-RDB*8){1'b0}}, rdat_q} << (8 * 32'(un));
+    uacc_d = (uacc_sh & ~app_m) | (app_v & app_m);
     un = un + UW'(rdat_n_q);
     uacc_n_d = un;
     // read: up to NRd rows of the fetcher's frame, in order, while they fit; row r holds ops [max(O0, 32r), min(E, 32r+32))
@@ -981,8 +984,9 @@ module sue_rx #(
           rhi = (fe_q < rbase + OW'(32)) ? 6'(fe_q - rbase) : 6'd32;
           rn = rhi - rlo;
           if (32'(un) + 32'(add) + 32'(rn) <= ACCR) begin
-            for (int i = 0; i < 32; i++)
-              if (6'(i) >= rlo && 6'(i) < rhi) rdat_d[8*((32'(add) + i - 32'(rlo)) % RDB) +: 8] = row[8*i +: 8];
+            // bytes [rlo, rhi) of the row go to bytes [add, add + rn) of the read stage (add + rn <= RDB)
+            seg = (row << (8 * (32 - 32'(rhi)))) >> (8 * (32 - 32'(rhi) + 32'(rlo)));
+            rdat_d = rdat_d | ({{(RDB*8-256){1'b0}}, seg} << (8 * 32'(add)));
             add = add + RNW'(rn);
             fnext_d = rr_row + BW'(1);
           end else begin
