@@ -452,7 +452,8 @@ module sue_tx #(
   if (Profile == 0) begin : g_sue
     // connection state
     logic [NC*16-1:0] npsn_q, npsn_d, ack_q, ack_d, free_q, free_d, rtxpsn_q, rtxpsn_d;
-    logic [NC*16-1:0] owepsn_q, owepsn_d, oweage_q, oweage_d, migpsn_q, migpsn_d, fapsn_q, fapsn_d;
+    logic [NC*16-1:0] owepsn_q, owepsn_d, migpsn_q, migpsn_d, fapsn_q, fapsn_d;
+    logic [NC-1:0]    adue_q, adue_d;   // the owed ACK's age reached cfg_ack_delay (the ACK-delay lists below)
     logic [NC-1:0]    rtxact_q, rtxact_d, fodue_q, fodue_d, foans_q, foans_d;
     logic [NC*24-1:0] rtotmr_q, rtotmr_d, fotmr_q, fotmr_d;
     logic [NC*2-1:0]  owe_q, owe_d;
@@ -494,7 +495,7 @@ module sue_tx #(
       for (int c = NC - 1; c >= 0; c--) begin
         if (live[c/NPC] && (owe_q[c*2 +: 2] == sue_pkg::OweNack ||
                             (owe_q[c*2 +: 2] == sue_pkg::OweAck &&
-                             (oweage_q[c*16 +: 16] >= ack_delay_q ||
+                             (adue_q[c] ||
                               (ack_count_q != '0 && owen_q[c*8 +: 8] >= ack_count_q)))) && okpv[(c/NPC)*4 + c%4]) begin
           s1_hit = 1'b1; s1_kind = KAckOnly; s1_c = CIW'(c);
         end
@@ -608,7 +609,7 @@ module sue_tx #(
       pb_c   = new_go ? new_c : ((s_kind == KMig) ? s_c2 : s_c);
 
       npsn_d = npsn_q; ack_d = ack_q; free_d = free_q; rtxpsn_d = rtxpsn_q; owepsn_d = owepsn_q;
-      oweage_d = oweage_q; migpsn_d = migpsn_q; fapsn_d = fapsn_q; rtxact_d = rtxact_q; fodue_d = fodue_q;
+      migpsn_d = migpsn_q; fapsn_d = fapsn_q; rtxact_d = rtxact_q; fodue_d = fodue_q;
       foans_d = foans_q; rtotmr_d = rtotmr_q; fotmr_d = fotmr_q; owe_d = owe_q; fost_d = fost_q;
       owen_d = owen_q;
       n_gbn = '0; n_rto = '0; n_nack = '0; n_foack = '0;
@@ -621,11 +622,6 @@ module sue_tx #(
       for (int c = 0; c < NC; c++) begin
         owe_w = 1'b0; rtx_w = 1'b0; prog = 1'b0; gbn1 = 1'b0; fans_w = 1'b0; fo_acked = 1'b0;
         e_owe = '0; e_rop = '0; e_rapsn = '0; e_o = '0; e_d = '0; e_a = '0; e_fo = '0;
-        // 3. ACK age (steps 1 and 4 win)
-        if (live[c/NPC]) begin
-          oweage_d[c*16 +: 16] = (owe_q[c*2 +: 2] == sue_pkg::OweNone) ? 16'd0 :
-                                 ((oweage_q[c*16 +: 16] == 16'hffff) ? 16'hffff : oweage_q[c*16 +: 16] + 16'd1);
-        end
         // 1. feedback: the normal events of port p(c)
         if (fb_valid_i[c/NPC] && live[c/NPC] && fb_peer_i[(c/NPC)*10 +: 10] == 10'((c/4) % NumXpus) &&
             fb_vc_i[(c/NPC)*2 +: 2] == 2'(c%4)) begin
@@ -636,7 +632,6 @@ module sue_tx #(
             owe_d[c*2 +: 2]     = (e_owe == sue_pkg::OweNack) ? sue_pkg::OweNack : sue_pkg::OweAck;
             owepsn_d[c*16 +: 16] = fb_owe_psn_i[(c/NPC)*16 +: 16];
             owe_w = 1'b1;
-            if (owe_q[c*2 +: 2] == sue_pkg::OweNone) oweage_d[c*16 +: 16] = '0;
             owen_d[c*8 +: 8] = (owe_q[c*2 +: 2] == sue_pkg::OweNone) ? 8'd1 :
                                ((owen_q[c*8 +: 8] == 8'hff) ? 8'hff : owen_q[c*8 +: 8] + 8'd1);
           end
@@ -764,7 +759,6 @@ module sue_tx #(
         end
         if (pb_any && pb_c == CIW'(c) && !owe_w) begin
           owe_d[c*2 +: 2] = '0;
-          oweage_d[c*16 +: 16] = '0;
         end
         // 7. descriptor walker
         if (wk_hit[c/NPC] && wk_c[(c/NPC)*CIW +: CIW] == CIW'(c)) begin
@@ -813,16 +807,142 @@ module sue_tx #(
 
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
-        npsn_q <= '0; ack_q <= '0; free_q <= '0; rtxpsn_q <= '0; owepsn_q <= '0; oweage_q <= '0;
+        npsn_q <= '0; ack_q <= '0; free_q <= '0; rtxpsn_q <= '0; owepsn_q <= '0;
         migpsn_q <= '0; fapsn_q <= '0; rtxact_q <= '0; fodue_q <= '0; foans_q <= '0; rtotmr_q <= '0;
         fotmr_q <= '0; owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0; rank_q <= '0; owen_q <= '0;
       end else begin
         npsn_q <= npsn_d; ack_q <= ack_d; free_q <= free_d; rtxpsn_q <= rtxpsn_d; owepsn_q <= owepsn_d;
-        oweage_q <= oweage_d; migpsn_q <= migpsn_d; fapsn_q <= fapsn_d; rtxact_q <= rtxact_d;
+        migpsn_q <= migpsn_d; fapsn_q <= fapsn_d; rtxact_q <= rtxact_d;
         fodue_q <= fodue_d; foans_q <= foans_d; rtotmr_q <= rtotmr_d; fotmr_q <= fotmr_d; owe_q <= owe_d;
         fost_q <= fost_d; ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d; owen_q <= owen_d;
       end
     end
+    // ------------------------------------------------------------ ACK-delay lists (exact ACK age)
+    // An owed ACK is due (step 4, ACK-only) from the edge its age reaches cfg_ack_delay: age = edges since
+    // owe left NONE (step 1). The delay is a constant, so the connections whose owe left NONE are due in
+    // that order: one doubly linked list per port (at most one restart per port per edge: its feedback),
+    // in memories al_nx / al_pv / al_t (the restart edge, 17 bits of the edge counter). Per edge and port:
+    // the head pops when due (adue), the connection of the job's piggyback unlinks when its ACK goes out,
+    // the restarted connection appends; a port death empties its list. A connection is in its list iff
+    // owe != NONE, !adue and cfg_ack_delay != 0. Replaces the 16-bit age register per connection; the
+    // same decisions at the ports (docs/sue.md "Addressing", stage 2).
+    logic [16:0]                 now_q;
+    logic [CIW-1:0]              al_nx [NC];
+    logic [CIW-1:0]              al_pv [NC];
+    logic [16:0]                 al_t  [NC];
+    logic [NumPorts*CIW-1:0]     alh_q, alh_d, alt_q, alt_d;
+    logic [NumPorts*(CIW+1)-1:0] aln_q, aln_d;
+    logic [NumPorts-1:0]         w_unx, w_upv, w_anx, w_app;
+    logic [NumPorts*CIW-1:0]     w_unx_a, w_unx_v, w_upv_a, w_upv_v, w_anx_a, w_app_a, w_app_pv;
+    logic [CIW-1:0]              al_hd, al_hd1, al_tl, al_u, al_a;
+    logic [CIW:0]                al_n;
+    logic                        al_pop, al_unl, al_ugo, al_app;
+    always_comb begin
+      adue_d = adue_q;
+      alh_d = alh_q; alt_d = alt_q; aln_d = aln_q;
+      w_unx = '0; w_upv = '0; w_anx = '0; w_app = '0;
+      w_unx_a = '0; w_unx_v = '0; w_upv_a = '0; w_upv_v = '0; w_anx_a = '0; w_app_a = '0; w_app_pv = '0;
+      // the job's piggyback sends the owed ACK of pb_c (owe leaves ACK/NACK for NONE)
+      al_u   = pb_c;
+      al_ugo = pb_any && owe_q[32'(pb_c)*2 +: 2] != sue_pkg::OweNone && owe_d[32'(pb_c)*2 +: 2] == sue_pkg::OweNone &&
+               !adue_q[pb_c] && ack_delay_q != '0;
+      for (int p = 0; p < NumPorts; p++) begin
+        al_hd = alh_q[p*CIW +: CIW];
+        al_tl = alt_q[p*CIW +: CIW];
+        al_n  = aln_q[p*(CIW+1) +: CIW+1];
+        // 1. the head is due: its age reaches the delay at the next edge
+        al_pop = (al_n != '0) && (now_q - al_t[al_hd]) == {1'b0, ack_delay_q};
+        al_hd1 = al_hd;
+        if (al_pop) begin
+          adue_d[al_hd] = 1'b1;
+          al_hd1 = al_nx[al_hd];
+          al_n = al_n - 1'b1;
+        end
+        // 2. unlink the piggybacked connection (not the one just popped)
+        al_unl = al_ugo && 32'(al_u) / NPC == p && !(al_pop && al_u == al_hd);
+        if (al_unl) begin
+          al_n = al_n - 1'b1;
+          if (al_u == al_hd1) begin
+            al_hd1 = al_nx[al_u];
+          end else begin
+            w_unx[p] = 1'b1; w_unx_a[p*CIW +: CIW] = al_pv[al_u]; w_unx_v[p*CIW +: CIW] = al_nx[al_u];
+          end
+          if (al_u == al_tl) begin
+            al_tl = al_pv[al_u];
+          end else begin
+            w_upv[p] = 1'b1; w_upv_a[p*CIW +: CIW] = al_nx[al_u]; w_upv_v[p*CIW +: CIW] = al_pv[al_u];
+          end
+        end
+        // 3. append the connection whose owe leaves NONE at this edge (port p's feedback); delay 0: due now
+        al_a   = CIW'((32'(p)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 + 32'(fb_vc_i[p*2 +: 2]));
+        al_app = fb_valid_i[p] && live[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus &&
+                 owe_q[32'(al_a)*2 +: 2] == sue_pkg::OweNone && owe_d[32'(al_a)*2 +: 2] != sue_pkg::OweNone;
+        if (al_app && ack_delay_q == '0) adue_d[al_a] = 1'b1;
+        if (al_app && ack_delay_q != '0) begin
+          if (al_n == '0) begin
+            al_hd1 = al_a;
+          end else begin
+            w_anx[p] = 1'b1; w_anx_a[p*CIW +: CIW] = al_tl;
+          end
+          w_app[p] = 1'b1; w_app_a[p*CIW +: CIW] = al_a; w_app_pv[p*CIW +: CIW] = al_tl;
+          al_tl = al_a;
+          al_n = al_n + 1'b1;
+        end
+        // 4. a port death empties the list (its owed ACKs are dropped)
+        if (dies[p]) al_n = '0;
+        alh_d[p*CIW +: CIW] = al_hd1;
+        alt_d[p*CIW +: CIW] = al_tl;
+        aln_d[p*(CIW+1) +: CIW+1] = al_n;
+      end
+      // nothing is due without an owed ACK (the piggyback or a port death cleared owe)
+      for (int c = 0; c < NC; c++) if (owe_d[c*2 +: 2] == sue_pkg::OweNone) adue_d[c] = 1'b0;
+    end
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        now_q <= '0; adue_q <= '0; alh_q <= '0; alt_q <= '0; aln_q <= '0;
+      end else begin
+        now_q <= now_q + 17'd1; adue_q <= adue_d; alh_q <= alh_d; alt_q <= alt_d; aln_q <= aln_d;
+      end
+    end
+    // the list memories: per port at most two next writes (unlink, then append: the append wins at the
+    // same address), two prev writes and one time stamp; ports write their own connections only
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) begin
+        for (int p = 0; p < NumPorts; p++) begin
+          if (w_unx[p]) al_nx[w_unx_a[p*CIW +: CIW]] <= w_unx_v[p*CIW +: CIW];
+          if (w_anx[p]) al_nx[w_anx_a[p*CIW +: CIW]] <= w_app_a[p*CIW +: CIW];
+          if (w_upv[p]) al_pv[w_upv_a[p*CIW +: CIW]] <= w_upv_v[p*CIW +: CIW];
+          if (w_app[p]) begin
+            al_pv[w_app_a[p*CIW +: CIW]] <= w_app_pv[p*CIW +: CIW];
+            al_t[w_app_a[p*CIW +: CIW]]  <= now_q;
+          end
+        end
+      end
+    end
+
+`ifndef SYNTHESIS
+`ifdef SUE_ASSERT
+    // each list holds exactly the connections of its port with an owed ACK not yet due
+    logic [CIW:0] al_cnt [NumPorts];
+    always_comb begin
+      for (int p = 0; p < NumPorts; p++) begin
+        al_cnt[p] = '0;
+        for (int k = 0; k < NPC; k++)
+          if (owe_q[(p*NPC + k)*2 +: 2] != sue_pkg::OweNone && !adue_q[p*NPC + k] && ack_delay_q != '0 && !dead_q[p])
+            al_cnt[p] = al_cnt[p] + 1'b1;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) begin
+        for (int p = 0; p < NumPorts; p++)
+          assert (dead_q[p] || al_cnt[p] == aln_q[p*(CIW+1) +: CIW+1])
+            else $error("sue_tx: port %0d ACK-delay list holds %0d entries, %0d owed ACKs not due", p,
+                        aln_q[p*(CIW+1) +: CIW+1], al_cnt[p]);
+      end
+    end
+`endif
+`endif
+
     // descriptors: one write per edge (NEW or MIGRATE), never over a held one
     always_ff @(posedge clk_i) begin
       if (rst_ni && new_go) begin
