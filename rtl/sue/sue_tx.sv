@@ -455,7 +455,11 @@ module sue_tx #(
     logic [NC*16-1:0] owepsn_q, owepsn_d, migpsn_q, migpsn_d, fapsn_q, fapsn_d;
     logic [NC-1:0]    adue_q, adue_d;   // the owed ACK's age reached cfg_ack_delay (the ACK-delay lists below)
     logic [NC-1:0]    rtxact_q, rtxact_d, fodue_q, fodue_d, foans_q, foans_d;
-    logic [NC*24-1:0] rtotmr_q, rtotmr_d, fotmr_q, fotmr_d;
+    logic [NC*24-1:0] rtotmr_q, rtotmr_d;
+    logic [24:0]      now_q;            // edges since reset (mod 2^25): the time stamps of the timer lists
+    // failover retry: a FIFO of {connection, edge} pushed by each FO-REQ job (below "ACK-delay lists")
+    logic             fo_pop;
+    logic [CIW-1:0]   fo_pop_c;
     logic [NC*2-1:0]  owe_q, owe_d;
     logic [NC*8-1:0]  owen_q, owen_d;   // feedback events owed since owe was NONE (saturating; cfg_ack_count_i)
     logic [NC*3-1:0]  fost_q, fost_d;
@@ -610,7 +614,7 @@ module sue_tx #(
 
       npsn_d = npsn_q; ack_d = ack_q; free_d = free_q; rtxpsn_d = rtxpsn_q; owepsn_d = owepsn_q;
       migpsn_d = migpsn_q; fapsn_d = fapsn_q; rtxact_d = rtxact_q; fodue_d = fodue_q;
-      foans_d = foans_q; rtotmr_d = rtotmr_q; fotmr_d = fotmr_q; owe_d = owe_q; fost_d = fost_q;
+      foans_d = foans_q; rtotmr_d = rtotmr_q; owe_d = owe_q; fost_d = fost_q;
       owen_d = owen_q;
       n_gbn = '0; n_rto = '0; n_nack = '0; n_foack = '0;
       for (int p = 0; p < NumPorts; p++) begin
@@ -706,7 +710,6 @@ module sue_tx #(
           if (ack_d[c*16 +: 16] != npsn_q[c*16 +: 16]) begin
             fost_d[c*3 +: 3]    = sue_pkg::StWait;
             fodue_d[c]          = 1'b1;
-            fotmr_d[c*24 +: 24] = '0;
           end else begin
             fost_d[c*3 +: 3]    = sue_pkg::StRetired;
           end
@@ -726,23 +729,13 @@ module sue_tx #(
             rtotmr_d[c*24 +: 24] = rtotmr_q[c*24 +: 24] + 24'd1;
           end
         end
-        // 3. failover retry (WAIT)
-        if (fost_q[c*3 +: 3] == sue_pkg::StWait) begin
-          if (25'(fotmr_q[c*24 +: 24]) + 25'd1 >= ((fo_retry_q == '0) ? 25'd1 : 25'(fo_retry_q))) begin
-            fodue_d[c] = 1'b1;
-            fotmr_d[c*24 +: 24] = '0;
-          end else begin
-            fotmr_d[c*24 +: 24] = fotmr_q[c*24 +: 24] + 24'd1;
-          end
-        end
+        // 3. failover retry (WAIT): the FIFO's head is due at this edge
+        if (fo_pop && fo_pop_c == CIW'(c) && fost_q[c*3 +: 3] == sue_pkg::StWait) fodue_d[c] = 1'b1;
         // 4. the job's effects
         if (job_go && !new_go && s_c == CIW'(c)) begin
           case (s_kind)
             KFoAck: if (!fans_w) foans_d[c] = 1'b0;
-            KFoReq: begin
-              fodue_d[c] = 1'b0;
-              fotmr_d[c*24 +: 24] = '0;
-            end
+            KFoReq: fodue_d[c] = 1'b0;
             KRtx: if (!rtx_w) begin
               rtxpsn_d[c*16 +: 16] = rtxpsn_q[c*16 +: 16] + 16'd1;
               if (rtxpsn_q[c*16 +: 16] + 16'd1 == npsn_q[c*16 +: 16]) rtxact_d[c] = 1'b0;
@@ -809,11 +802,11 @@ module sue_tx #(
       if (!rst_ni) begin
         npsn_q <= '0; ack_q <= '0; free_q <= '0; rtxpsn_q <= '0; owepsn_q <= '0;
         migpsn_q <= '0; fapsn_q <= '0; rtxact_q <= '0; fodue_q <= '0; foans_q <= '0; rtotmr_q <= '0;
-        fotmr_q <= '0; owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0; rank_q <= '0; owen_q <= '0;
+        owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0; rank_q <= '0; owen_q <= '0;
       end else begin
         npsn_q <= npsn_d; ack_q <= ack_d; free_q <= free_d; rtxpsn_q <= rtxpsn_d; owepsn_q <= owepsn_d;
         migpsn_q <= migpsn_d; fapsn_q <= fapsn_d; rtxact_q <= rtxact_d;
-        fodue_q <= fodue_d; foans_q <= foans_d; rtotmr_q <= rtotmr_d; fotmr_q <= fotmr_d; owe_q <= owe_d;
+        fodue_q <= fodue_d; foans_q <= foans_d; rtotmr_q <= rtotmr_d; owe_q <= owe_d;
         fost_q <= fost_d; ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d; owen_q <= owen_d;
       end
     end
@@ -826,7 +819,6 @@ module sue_tx #(
     // the restarted connection appends; a port death empties its list. A connection is in its list iff
     // owe != NONE, !adue and cfg_ack_delay != 0. Replaces the 16-bit age register per connection; the
     // same decisions at the ports (docs/sue.md "Addressing", stage 2).
-    logic [16:0]                 now_q;
     logic [CIW-1:0]              al_nx [NC];
     logic [CIW-1:0]              al_pv [NC];
     logic [16:0]                 al_t  [NC];
@@ -851,7 +843,7 @@ module sue_tx #(
         al_tl = alt_q[p*CIW +: CIW];
         al_n  = aln_q[p*(CIW+1) +: CIW+1];
         // 1. the head is due: its age reaches the delay at the next edge
-        al_pop = (al_n != '0) && (now_q - al_t[al_hd]) == {1'b0, ack_delay_q};
+        al_pop = (al_n != '0) && (now_q[16:0] - al_t[al_hd]) == {1'b0, ack_delay_q};
         al_hd1 = al_hd;
         if (al_pop) begin
           adue_d[al_hd] = 1'b1;
@@ -901,7 +893,7 @@ module sue_tx #(
       if (!rst_ni) begin
         now_q <= '0; adue_q <= '0; alh_q <= '0; alt_q <= '0; aln_q <= '0;
       end else begin
-        now_q <= now_q + 17'd1; adue_q <= adue_d; alh_q <= alh_d; alt_q <= alt_d; aln_q <= aln_d;
+        now_q <= now_q + 25'd1; adue_q <= adue_d; alh_q <= alh_d; alt_q <= alt_d; aln_q <= aln_d;
       end
     end
     // the list memories: per port at most two next writes (unlink, then append: the append wins at the
@@ -914,14 +906,56 @@ module sue_tx #(
           if (w_upv[p]) al_pv[w_upv_a[p*CIW +: CIW]] <= w_upv_v[p*CIW +: CIW];
           if (w_app[p]) begin
             al_pv[w_app_a[p*CIW +: CIW]] <= w_app_pv[p*CIW +: CIW];
-            al_t[w_app_a[p*CIW +: CIW]]  <= now_q;
+            al_t[w_app_a[p*CIW +: CIW]]  <= now_q[16:0];
           end
         end
       end
     end
 
+    // ------------------------------------------------------------ failover-retry FIFO (exact retry timer)
+    // After an FO-REQ of connection c at edge j, fo_due rises again at edge j + max(1, cfg_fo_retry) if c
+    // still waits (step 3). Before its first FO-REQ since the port died fo_due is already 1, so the retry
+    // expiries are invisible and need no entry. One FO-REQ per edge at most: the FIFO is in deadline
+    // order, pops at most one entry per edge, and holds each connection at most once (no FO-REQ of c
+    // until its entry pops and raises fo_due): 2^clog2(NC) entries. Replaces the 24-bit fo_tmr register
+    // per connection.
+    localparam int FQ = 1 << CIW;
+    logic [CIW-1:0]  ff_c [FQ];
+    logic [24:0]     ff_t [FQ];
+    logic [CIW:0]    ffr_q, ffw_q;
+    logic            ff_push;
+    always_comb begin
+      fo_pop   = (ffr_q != ffw_q) &&
+                 (now_q - ff_t[ffr_q[CIW-1:0]]) == ((fo_retry_q == '0) ? 25'd1 : 25'(fo_retry_q));
+      fo_pop_c = ff_c[ffr_q[CIW-1:0]];
+      ff_push  = job_go && !new_go && s_kind == KFoReq;
+    end
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        ffr_q <= '0;
+        ffw_q <= '0;
+      end else begin
+        if (fo_pop) ffr_q <= ffr_q + 1'b1;
+        if (ff_push) ffw_q <= ffw_q + 1'b1;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (rst_ni && ff_push) begin
+        ff_c[ffw_q[CIW-1:0]] <= s_c;
+        ff_t[ffw_q[CIW-1:0]] <= now_q;
+      end
+    end
+
 `ifndef SYNTHESIS
 `ifdef SUE_ASSERT
+    logic [CIW:0] ff_occ;
+    assign ff_occ = ffw_q - ffr_q;
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) begin
+        assert (!(ff_push && 32'(ff_occ) >= FQ))
+          else $error("sue_tx: failover-retry FIFO overflow");
+      end
+    end
     // each list holds exactly the connections of its port with an owed ACK not yet due
     logic [CIW:0] al_cnt [NumPorts];
     always_comb begin
