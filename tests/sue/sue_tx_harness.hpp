@@ -67,12 +67,14 @@ struct HarnessCfg {
   bool narrow = false;       ///< all commands to peer 0, VC 0 (one connection per port: the window fills)
   bool strict = true;        ///< when !random_cfg
   int ack_count = -1;        ///< cfg_ack_count: -1 from a draw already made (0..8), else this value
+  int ack_delay = -1;        ///< cfg_ack_delay: -1 as drawn (random_cfg) or 64, else this value
 };
 
 struct HarnessStats {
   uint64_t cycles = 0, frames = 0, data_frames = 0, new_pdus = 0, rtx_pdus = 0, mig_pdus = 0, ack_only = 0,
            fo_req = 0, fo_ack = 0, delivered = 0, accepted = 0, resets = 0, deaths = 0, lost_frames = 0,
            max_inflight = 0, window_full_cycles = 0;
+  uint64_t ack_only_acks = 0;     ///< ACK-only frames carrying an ACK (not a NACK: a NACK leaves at once)
   uint32_t strict_new_ports = 0;  ///< ports that carried a strict-mode NEW PDU (bit per port)
 };
 
@@ -188,6 +190,7 @@ class Harness {
       cfg_.ack_delay = 64;
       cfg_.fo_retry = 300;
     }
+    if (c_.ack_delay >= 0) cfg_.ack_delay = static_cast<uint32_t>(c_.ack_delay);
   }
 
   void do_reset(uint64_t edges) {
@@ -641,6 +644,7 @@ class Harness {
     }
     if (f.cmds.empty()) {  // ACK-only
       ++st_.ack_only;
+      if (rh.op == 1) ++st_.ack_only_acks;
       if (rh.op == 0) failf("ACK-only frame without an ACK/NACK");
       if (rh.npsn != x.next_new) failf("ACK-only npsn != the connection's npsn");
       check_owed(x, rh.op, rh.apsn);

@@ -177,6 +177,27 @@ TEST(SueTxLockstep, S4Failover) {
   EXPECT_GT(r.ack_by_count, 0u);  // ACK-only frames sent by cfg_ack_count before their age, RTL = twin
 }
 
+// The ACK-delay lists of sue_tx at the largest delay, 65,535 edges (the 17-bit restart stamps wrap
+// while entries wait), the count trigger off and no resets: owed ACKs wait in the lists through the
+// traffic and leave by age in the long drain, RTL = twin every edge, and the RTL's assertion that
+// each list holds exactly its port's owed ACKs not yet due holds every edge.
+TEST(SueTxLockstep, S4AckDelayLongest) {
+  auto c = faults(46);
+  c.cycles = 100000;
+  c.drain = 90000;
+  c.p_reset = 0.0;
+  c.random_cfg = false;
+  c.ack_count = 0;
+  c.ack_delay = 65535;
+  auto r = run_lockstep("s4", c);
+  EXPECT_EQ(r.fail, "");
+  EXPECT_GT(r.st.new_pdus, 500u);
+  EXPECT_GT(r.st.ack_only_acks, 10u);  // ACKs (not NACKs) leave alone by age only: the count trigger is off
+  EXPECT_EQ(r.ack_by_count, 0u);
+  std::printf("  %llu ACK-only frames carrying an ACK after 65,535 edges owed\n",
+              static_cast<unsigned long long>(r.st.ack_only_acks));
+}
+
 // Strict mode on 4 ports without failures: the harness checks every NEW PDU against the pin
 // (own + peer XPU id + VC) mod 4, and the queues' pins spread over all four ports.
 TEST(SueTxLockstep, S4StrictPinsSpread) {
