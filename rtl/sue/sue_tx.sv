@@ -20,7 +20,9 @@
 //   C3 the job                          -> S3 (SUE) connection next state, walkers
 //   C4 builders, ingress, slot frees, counters
 //
-// Simulation-only assertions: +define+SUE_ASSERT. +define+SUE_MUTANT plants a
+// Simulation-only assertions: +define+SUE_ASSERT. +define+SUE_MUTANT_ACK (an owed ACK due one edge
+// late) and +define+SUE_MUTANT_FO (the failover retry one edge late) plant bugs in the timer lists for
+// the lockstep self-check (SueMutant.AckDelayListCaught, SueMutant.FoRetryFifoCaught). +define+SUE_MUTANT plants a
 // deliberate bug for the testbench self-check: a NACK(e) starts the
 // go-back-N at e+1 (the NACKed PDU is never resent).
 
@@ -843,7 +845,12 @@ module sue_tx #(
         al_tl = alt_q[p*CIW +: CIW];
         al_n  = aln_q[p*(CIW+1) +: CIW+1];
         // 1. the head is due: its age reaches the delay at the next edge
+`ifdef SUE_MUTANT_ACK
+        // MUTANT: an owed ACK is due one edge late
+        al_pop = (al_n != '0) && (now_q[16:0] - al_t[al_hd]) == {1'b0, ack_delay_q} + 17'd1;
+`else
         al_pop = (al_n != '0) && (now_q[16:0] - al_t[al_hd]) == {1'b0, ack_delay_q};
+`endif
         al_hd1 = al_hd;
         if (al_pop) begin
           adue_d[al_hd] = 1'b1;
@@ -925,8 +932,14 @@ module sue_tx #(
     logic [CIW:0]    ffr_q, ffw_q;
     logic            ff_push;
     always_comb begin
+`ifdef SUE_MUTANT_FO
+      // MUTANT: the failover retry expires one edge late
+      fo_pop   = (ffr_q != ffw_q) &&
+                 (now_q - ff_t[ffr_q[CIW-1:0]]) == ((fo_retry_q == '0) ? 25'd1 : 25'(fo_retry_q)) + 25'd1;
+`else
       fo_pop   = (ffr_q != ffw_q) &&
                  (now_q - ff_t[ffr_q[CIW-1:0]]) == ((fo_retry_q == '0) ? 25'd1 : 25'(fo_retry_q));
+`endif
       fo_pop_c = ff_c[ffr_q[CIW-1:0]];
       ff_push  = job_go && !new_go && s_kind == KFoReq;
     end

@@ -405,4 +405,32 @@ TEST(SueMutant, CaughtWithCycleAndSignal) {
               r.mismatch->signal.c_str(), (unsigned long long)r.mismatch->rtl, (unsigned long long)r.mismatch->model);
 }
 
+// The timer lists' mutants (RTL only; the twin is right): an owed ACK due one edge late, and the failover
+// retry one edge late. The lockstep catches each, naming the cycle and the output.
+TEST(SueMutant, AckDelayListCaught) {
+  auto c = faults(11);
+  c.p_reset = 0;
+  c.ack_count = 0;  // ACK-only frames by age only
+  auto r = run_lockstep("s1_ack_mutant", c);
+  ASSERT_TRUE(r.mismatch.has_value()) << "the ACK-delay mutant passed lockstep";
+  EXPECT_EQ(r.mismatch->block, "tx");
+  std::printf("ACK-delay mutant caught: cycle %llu signal %s rtl %llu model %llu\n",
+              (unsigned long long)r.mismatch->cycle, r.mismatch->signal.c_str(), (unsigned long long)r.mismatch->rtl,
+              (unsigned long long)r.mismatch->model);
+}
+
+TEST(SueMutant, FoRetryFifoCaught) {
+  auto c = faults(44);
+  c.p_reset = 0.0001;  // each reset brings the dead port back, so ports die again and again
+  c.p_death = 0.0005;
+  c.p_fo_loss = 0.7;   // most FO-ACK answers lost: FO-REQs are retried
+  auto r = run_lockstep("s2_fo_mutant", c);
+  ASSERT_TRUE(r.mismatch.has_value()) << "the failover-retry mutant passed lockstep";
+  EXPECT_EQ(r.mismatch->block, "tx");
+  EXPECT_GT(r.st.deaths, 0u);
+  std::printf("failover-retry mutant caught: cycle %llu signal %s rtl %llu model %llu\n",
+              (unsigned long long)r.mismatch->cycle, r.mismatch->signal.c_str(), (unsigned long long)r.mismatch->rtl,
+              (unsigned long long)r.mismatch->model);
+}
+
 }  // namespace
