@@ -32,7 +32,7 @@ PORTS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --full) FULL=1 ;;
-    --out) OUT=${2:?--out needs a folder}; shift ;;
+    --out) [ -n "${2:-}" ] || { echo "area.sh: --out needs a folder" >&2; exit 2; }; OUT=$2; shift ;;
     --xpus) XPUS=${2:-}; shift ;;
     --ports) PORTS=${2:-}; shift ;;
     *) echo "area.sh: unknown argument '$1' (allowed: --full, --xpus N, --ports N, --out DIR)" >&2; exit 2 ;;

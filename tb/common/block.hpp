@@ -111,6 +111,12 @@ struct Differ {
 /// Bit-field access for every port representation Verilator uses
 /// (CData/SData/IData/QData integers, VlWide word arrays).
 inline uint64_t bit_mask(unsigned w) { return w >= 64 ? ~0ull : ((1ull << w) - 1); }
+/// $clog2(v): the width of a port that indexes v entries (a parameter-derived port width).
+inline unsigned clog2(unsigned v) {
+  unsigned r = 0;
+  while ((1u << r) < v) ++r;
+  return r;
+}
 
 template <class T>
 void put_bits(T& port, unsigned lsb, unsigned w, uint64_t v) {

@@ -412,9 +412,19 @@ std::string System::busy_reason() const {
   for (const Node& n : nodes_) {
     if (n.cur) return fmt::format("node {}: the XPU driver is inside a command", n.idx);
     if (n.as.act) return fmt::format("node {}: the XPU sink is inside a command", n.idx);
-    if (n.to.pool_used)
-      return fmt::format("node {}: sue_tx holds {} command slots (queued, or sent and not acknowledged)", n.idx,
-                         n.to.pool_used);
+    if (n.to.pool_used) {
+      // a port/VC without CBFC credit at the end of the drain: the credits of frames lost on a link
+      // without LLR never come back (docs/sue.md "Testbench"), which can stall a VC for good
+      std::string nocred;
+      for (unsigned p = 0; p < cfg_.net.ports; ++p)
+        for (unsigned v = 0; v < 4; ++v)
+          if (net_.port_up(p) && !net_.credit_ok(n.idx, p, v)) nocred += fmt::format(" port {} VC {};", p, v);
+      return fmt::format("node {}: sue_tx holds {} command slots (queued, or sent and not acknowledged){}", n.idx,
+                         n.to.pool_used,
+                         nocred.empty() ? std::string()
+                                        : "; no CBFC credit on" + nocred.substr(0, nocred.size() - 1) +
+                                              " (frames lost on a link without LLR keep their credits)");
+    }
     for (unsigned p = 0; p < cfg_.net.ports; ++p)
       if (n.ro.rec_count[p] || n.ro.buf_rows[p])
         return fmt::format("node {}: sue_rx port {} holds {} frames in {} rows", n.idx, p, n.ro.rec_count[p], n.ro.buf_rows[p]);

@@ -12,12 +12,6 @@ namespace tb::sue_tb {
 
 namespace {
 
-unsigned clog2(unsigned v) {
-  unsigned r = 0;
-  while ((1u << r) < v) ++r;
-  return r;
-}
-
 template <class V>
 class Rtl : public RxBlock {
  public:

@@ -12,12 +12,6 @@ namespace tb::sue_tb {
 
 namespace {
 
-unsigned ceil_log2(unsigned v) {  // $clog2
-  unsigned r = 0;
-  while ((1u << r) < v) ++r;
-  return r;
-}
-
 template <class V>
 class Rtl : public TxBlock {
  public:
@@ -57,8 +51,8 @@ class Rtl : public TxBlock {
     m.credit_ok_i = in.credit_ok & bit_mask(4 * np);
     m.port_up_i = in.port_up & bit_mask(np);
     m.mac_tx_ready_i = in.mac_tx_ready & bit_mask(np);
-    m.dbg_q_i = in.dbg_q & static_cast<uint32_t>(bit_mask(ceil_log2(p_.nq())));
-    m.dbg_conn_i = in.dbg_conn & static_cast<uint32_t>(bit_mask(ceil_log2(p_.nc())));
+    m.dbg_q_i = in.dbg_q & static_cast<uint32_t>(bit_mask(clog2(p_.nq())));
+    m.dbg_conn_i = in.dbg_conn & static_cast<uint32_t>(bit_mask(clog2(p_.nc())));
     uint32_t valid = 0;
     for (unsigned p = 0; p < np; ++p) {
       const sue::Feedback& f = in.fb[p];
