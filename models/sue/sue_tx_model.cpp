@@ -180,7 +180,13 @@ void TxModel::reset(const TxIn& in) {
   out_.tx_credit.assign(nq, 0);
 
   now_ = 0;
-  rto_lb_ = ~0ull;
+  rl_nx_.assign(ncs, 0);
+  rl_pv_.assign(ncs, 0);
+  rl_t_.assign(ncs, 0);
+  rl_h_.fill(0);
+  rl_tl_.fill(0);
+  rl_n_.fill(0);
+  busy_n_.fill(0);
   pre_.assign(ncs, Conn{});
   touched_.assign(ncs, 0);
   cfl_.assign(ncs, 0);
@@ -220,10 +226,12 @@ void TxModel::tick(const TxIn& in) {
   const uint32_t fo_retry_max = std::max<uint32_t>(1, cfg_.fo_retry);
   const unsigned SB = p_.data_beats() * DB;  // data bytes per slot
   auto cidx = [&](unsigned p, unsigned i, unsigned v) { return (p * NPe + i) * 4 + v; };
-  auto set_rto0 = [&](Conn& x) {  // rto_tmr = 0 at this edge
-    x.rto_start = now;
-    if (now + rto_max < rto_lb_) rto_lb_ = now + rto_max;
-  };
+  // RTO lists (docs/sue.md "RTO lists"): per port, this edge's feedback connection (restarted when it
+  // made progress or started a go-back-N), the head that fired, and the connection whose npsn moved.
+  std::array<int, kMaxPorts> rl_fc, rl_fire;
+  rl_fc.fill(-1);
+  rl_fire.fill(-1);
+  int rl_jc = -1;
 
   std::array<uint64_t, TxCnt::kNum>& cnt = cnt_;
   auto count = [&](unsigned k, uint64_t n = 1) { cnt[k] = (cnt[k] + n) & cmask; };
@@ -272,7 +280,6 @@ void TxModel::tick(const TxIn& in) {
     Conn& x = touch(c);
     x.rtx_act = true;
     x.rtx_psn = s & 0xffff;
-    set_rto0(x);
     cfl_[c] |= kFlRtxW;
     count(TxCnt::gbn);
   };
@@ -281,7 +288,6 @@ void TxModel::tick(const TxIn& in) {
     Conn& x = touch(c);
     x.ack_psn = a & 0xffff;
     cfl_[c] |= kFlProgress;
-    set_rto0(x);  // step 3: progress zeroes rto_tmr
     if (x.rtx_act) {
       const uint32_t d = (x.ack_psn - x.rtx_psn) & 0xffff;
       if (d < 0x8000 && x.ack_psn != x.rtx_psn) {
@@ -308,6 +314,7 @@ void TxModel::tick(const TxIn& in) {
       if (live[p]) {
         const unsigned c = cidx(p, peer, vc);
         Conn& x = touch(c);
+        rl_fc[p] = static_cast<int>(c);
         const uint32_t before = x.owe;
         bool ow = false;
         if (owe == kOweAck || owe == kOweNack) {
@@ -380,7 +387,6 @@ void TxModel::tick(const TxIn& in) {
         Conn& x = touch(cidx(p, i, v));
         x.owe = kOweNoneV;
         x.rtx_act = false;
-        x.rto_start = now;  // not read again: the port is dead until reset
         if (x.ack_psn != x.npsn) {
           x.fo_state = kConnWait;
           x.fo_due = true;
@@ -393,26 +399,19 @@ void TxModel::tick(const TxIn& in) {
 
   // 3. Timers: RTO (live ports), failover retry (WAIT).
   if (!lite) {
-    // RTO: a connection that counts has rto_tmr = now-1 - rto_start before this edge; it expires when
-    // rto_tmr_q + 1 >= rto_max. Zeroing (idle, progress, go-back-N) is done where it happens: progress
-    // and go-back-N above, an idle connection when its npsn moves (step 4). No connection can expire
-    // before rto_lb_, so the connections are only visited from then on.
-    if (now >= rto_lb_) {
-      uint64_t lb = ~0ull;
-      for (unsigned w = 0; w < mw_; ++w)
-        for (uint64_t bits = m_busy_[w]; bits; bits &= bits - 1) {
-          const unsigned c = w * 64 + __builtin_ctzll(bits);
-          if (c >= NC) break;
-          if (!live[c / CPP]) continue;
-          const Conn& x = conn_[c];
-          if (x.ack_psn == x.npsn) continue;  // idle after step 1: rto_tmr = 0 (kept implicitly)
-          if (!(cfl_[c] & (kFlProgress | kFlGbn)) && now - x.rto_start >= rto_max) {
-            go_back(c, x.ack_psn);
-            count(TxCnt::rto);
-          }
-          lb = std::min<uint64_t>(lb, conn_[c].rto_start + rto_max);
-        }
-      rto_lb_ = lb;
+    // RTO: per live port, the head of its RTO list, when its restart is rto_max edges old, still
+    // unacknowledged and not restarted by this edge's feedback, goes back N (at most one per port and
+    // edge; the list is updated after step 4).
+    for (unsigned p = 0; p < NP; ++p) {
+      if (!live[p] || rl_n_[p] == 0) continue;
+      const unsigned h = rl_h_[p];
+      if (now - rl_t_[h] < rto_max) continue;
+      const Conn& x = conn_[h];
+      if ((cfl_[h] & (kFlProgress | kFlGbn)) || x.ack_psn == x.npsn) continue;
+      if (now - rl_t_[h] > rto_max) ++rto_late_;
+      go_back(h, x.ack_psn);
+      count(TxCnt::rto);
+      rl_fire[p] = static_cast<int>(h);
     }
     if (many(m_wait_)) {
       for (unsigned w = 0; w < mw_; ++w)
@@ -505,9 +504,9 @@ void TxModel::tick(const TxIn& in) {
       if (o.owe != kOweNoneV || conn_[x].owe != kOweNoneV) touch(x).owe = kOweNoneV;  // owe_age = 0: implicit
     }
   };
-  auto npsn_inc = [&](unsigned c) {  // npsn + 1 in step 4; an idle connection starts counting from 0
+  auto npsn_inc = [&](unsigned c) {  // npsn + 1 in step 4 (an idle connection joins its RTO list)
     Conn& x = touch(c);
-    if (x.ack_psn == x.npsn) set_rto0(x);
+    if (pre(c).ack_psn == pre(c).npsn) rl_jc = static_cast<int>(c);
     x.npsn = (x.npsn + 1) & 0xffff;
   };
   if (!lite && any_ok_port) {
@@ -685,6 +684,27 @@ void TxModel::tick(const TxIn& in) {
     if (!((out_.mac_tx_valid >> p) & 1u) || !((ready >> p) & 1u)) continue;
     count(TxCnt::bytes_out, out_.mac_tx_nbytes[p]);
     if ((out_.mac_tx_eof >> p) & 1u) count(TxCnt::frames_out);
+  }
+
+  // RTO lists, after step 4: unlink (the due head: it fired or was restarted; the restarted feedback
+  // connection), then append stamped `now` in the order: the head that fired, the restarted feedback
+  // connection if still unacknowledged, the connection that left idle. A port death empties its list.
+  if (!lite) {
+    for (unsigned p = 0; p < NP; ++p) {
+      if (dies[p]) {
+        rl_n_[p] = 0;
+        continue;
+      }
+      if (!live[p]) continue;
+      const int h0 = rl_n_[p] ? static_cast<int>(rl_h_[p]) : -1;
+      const bool due = h0 >= 0 && now - rl_t_[h0] >= rto_max;
+      const int fc = rl_fc[p] >= 0 && (cfl_[rl_fc[p]] & (kFlProgress | kFlGbn)) ? rl_fc[p] : -1;
+      if (due) rl_unlink(p, static_cast<unsigned>(h0));
+      if (fc >= 0 && !(due && fc == h0)) rl_unlink(p, static_cast<unsigned>(fc));
+      if (rl_fire[p] >= 0) rl_append(p, static_cast<unsigned>(rl_fire[p]), now);
+      if (fc >= 0 && conn_[fc].ack_psn != conn_[fc].npsn) rl_append(p, static_cast<unsigned>(fc), now);
+      if (rl_jc >= 0 && static_cast<unsigned>(rl_jc) / CPP == p) rl_append(p, static_cast<unsigned>(rl_jc), now);
+    }
   }
 
   // 5. Builders (pre-edge builder state; slot memory is not written before step 6). Each builder
@@ -1113,7 +1133,9 @@ void TxModel::tick(const TxIn& in) {
       mset(m_rtx_, c, x.rtx_act);
       mset(m_owe_, c, x.owe != kOweNoneV);
       mset(m_unfreed_, c, x.free_psn != x.ack_psn);
-      mset(m_busy_, c, x.ack_psn != x.npsn);
+      const bool busy = x.ack_psn != x.npsn;
+      if (busy != (((m_busy_[c >> 6] >> (c & 63)) & 1u) != 0)) busy_n_[c / CPP] += busy ? 1u : ~0u;
+      mset(m_busy_, c, busy);
       mset(m_fo_ans_, c, x.fo_ans);
       mset(m_wait_, c, x.fo_state == kConnWait);
       mset(m_mig_, c, x.fo_state == kConnMigrate);
@@ -1121,6 +1143,9 @@ void TxModel::tick(const TxIn& in) {
       cfl_[c] = 0;
     }
     tlist_.clear();
+    // Each live port's RTO list holds exactly its connections with PDUs unacknowledged.
+    for (unsigned p = 0; p < NP; ++p)
+      if (!dead[p] && busy_n_[p] != rl_n_[p]) fail("an RTO list does not hold exactly the connections with PDUs unacknowledged");
   }
   out_.port_dead = 0;
   for (unsigned p = 0; p < NP; ++p) {

@@ -181,6 +181,9 @@ class TxModel {
   /// ACK-only jobs started by cfg_ack_count before their age reached cfg_ack_delay, since construction (not a
   /// port: for tests, which check that RTL and twin agreed on such starts).
   uint64_t ack_by_count() const { return ack_by_count_; }
+  /// RTOs that fired later than their deadline because another connection of the port was due first (at
+  /// most one RTO per port and edge, docs/sue.md "RTO lists"), since construction (for tests).
+  uint64_t rto_late() const { return rto_late_; }
 
  private:
   struct Slot {  // one command slot of the pool (its data lives in data_)
@@ -207,9 +210,8 @@ class TxModel {
     uint32_t npsn = 0, ack_psn = 0, free_psn = 0;
     bool rtx_act = false;
     uint32_t rtx_psn = 0;
-    // rto_tmr and owe_age as the edge (now_) at which they were last 0: rto_tmr after edge e is
-    // e - rto_start while the connection counts; owe_age is min(0xffff, e - owe_start) while owe != NONE.
-    uint64_t rto_start = 0;
+    // owe_age as the edge (now_) at which it was last 0: min(0xffff, e - owe_start) while owe != NONE.
+    // (rto_tmr: the RTO lists below.)
     uint32_t owe = 0, owe_psn = 0;
     uint64_t owe_start = 0;
     uint32_t owe_n = 0;  // owen_q: feedback events owed since owe was NONE (saturates at 255; read while owe != NONE)
@@ -289,7 +291,24 @@ class TxModel {
 
   // Speed-ups, none visible at the ports (docs/sue.md: only outputs and their cycle are binding).
   uint64_t now_ = 0;                  // edges since reset
-  uint64_t rto_lb_ = ~0ull;           // no RTO can expire before this edge
+  // RTO lists (docs/sue.md "RTO lists"), as in the RTL: per port a doubly linked list (rl_nx_, rl_pv_)
+  // of its connections with PDUs unacknowledged, in the order of their last restart (rl_t_, an edge).
+  std::vector<uint32_t> rl_nx_, rl_pv_;
+  std::vector<uint64_t> rl_t_;
+  std::array<uint32_t, kMaxPorts> rl_h_{}, rl_tl_{}, rl_n_{};
+  std::array<uint32_t, kMaxPorts> busy_n_{};  // connections with PDUs unacknowledged, per port (m_busy_)
+  void rl_unlink(unsigned p, unsigned c) {
+    if (c == rl_h_[p]) rl_h_[p] = rl_nx_[c]; else rl_nx_[rl_pv_[c]] = rl_nx_[c];
+    if (c == rl_tl_[p]) rl_tl_[p] = rl_pv_[c]; else rl_pv_[rl_nx_[c]] = rl_pv_[c];
+    --rl_n_[p];
+  }
+  void rl_append(unsigned p, unsigned c, uint64_t now) {
+    if (rl_n_[p] == 0) rl_h_[p] = c; else rl_nx_[rl_tl_[p]] = c;
+    rl_pv_[c] = rl_tl_[p];
+    rl_tl_[p] = c;
+    rl_t_[c] = now;
+    ++rl_n_[p];
+  }
   std::vector<Conn> pre_;             // pre-edge copies of the connections written this edge
   std::vector<uint8_t> touched_;      // [c]: pre_[c] holds the pre-edge copy
   std::vector<uint8_t> cfl_;          // [c]: per-edge write flags (touched connections only)
@@ -300,6 +319,7 @@ class TxModel {
   std::vector<uint8_t> held_, migq_, credit_, crd_;
   std::vector<uint32_t> mrank_;
   uint64_t ack_by_count_ = 0;             // ACK-only frames sent by the count before the delay
+  uint64_t rto_late_ = 0;                 // RTOs later than their deadline (another head was due first)
   unsigned mw_ = 0;                       // words of a Mask: ceil(NC / 64)
 };
 

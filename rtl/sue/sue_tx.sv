@@ -457,7 +457,6 @@ module sue_tx #(
     logic [NC*16-1:0] owepsn_q, owepsn_d, migpsn_q, migpsn_d, fapsn_q, fapsn_d;
     logic [NC-1:0]    adue_q, adue_d;   // the owed ACK's age reached cfg_ack_delay (the ACK-delay lists below)
     logic [NC-1:0]    rtxact_q, rtxact_d, fodue_q, fodue_d, foans_q, foans_d;
-    logic [NC*24-1:0] rtotmr_q, rtotmr_d;
     logic [24:0]      now_q;            // edges since reset (mod 2^25): the time stamps of the timer lists
     // failover retry: a FIFO of {connection, edge} pushed by each FO-REQ job (below "ACK-delay lists")
     logic             fo_pop;
@@ -585,6 +584,33 @@ module sue_tx #(
       new_apsn = (owe_q[new_c*2 +: 2] == sue_pkg::OweNone) ? 16'd0 : owepsn_q[new_c*16 +: 16];
     end
 
+    // ------------------------------------------------------------ RTO lists (head, due)
+    // One list per port of its connections with PDUs unacknowledged (ack_psn != npsn), in the order of
+    // their last RTO restart; the head is due when its restart is max(1, cfg_rto) edges old. Memories
+    // rl_nx / rl_pv (connection indices) and rl_t (the restart edge, 25 bits of the edge counter).
+    localparam logic [24:0] RtoMin1 = 25'd1;
+    logic [CIW-1:0]              rl_nx [NC];
+    logic [CIW-1:0]              rl_pv [NC];
+    logic [24:0]                 rl_t  [NC];
+    logic [NumPorts*CIW-1:0]     rl_hd, rlh_q, rlh_d, rlt_q, rlt_d;
+    logic [NumPorts*(CIW+1)-1:0] rln_q, rln_d;
+    logic [NumPorts-1:0]         rl_due, rl_rst, rl_fire;
+    logic [NumPorts-1:0]         rl_late;  // the head fired after its deadline (another was due first)
+    logic [24:0]                 rl_r;
+    always_comb begin
+      rl_r = (rto_q == '0) ? RtoMin1 : 25'(rto_q);
+      rl_hd = rlh_q;
+      for (int p = 0; p < NumPorts; p++) begin
+`ifdef SUE_MUTANT_RTO
+        // MUTANT: the RTO list's head is due one edge late
+        rl_due[p] = rln_q[p*(CIW+1) +: CIW+1] != '0 && (now_q - rl_t[rlh_q[p*CIW +: CIW]]) >= rl_r + 25'd1;
+`else
+        rl_due[p] = rln_q[p*(CIW+1) +: CIW+1] != '0 && (now_q - rl_t[rlh_q[p*CIW +: CIW]]) >= rl_r;
+`endif
+        rl_late[p] = (now_q - rl_t[rlh_q[p*CIW +: CIW]]) != rl_r;
+      end
+    end
+
     // ------------------------------------------------------------ S3: connections, one edge
     logic [1:0]  e_owe, e_rop, e_fo;
     logic [15:0] e_rapsn, e_o, e_d, e_a;
@@ -616,9 +642,10 @@ module sue_tx #(
 
       npsn_d = npsn_q; ack_d = ack_q; free_d = free_q; rtxpsn_d = rtxpsn_q; owepsn_d = owepsn_q;
       migpsn_d = migpsn_q; fapsn_d = fapsn_q; rtxact_d = rtxact_q; fodue_d = fodue_q;
-      foans_d = foans_q; rtotmr_d = rtotmr_q; owe_d = owe_q; fost_d = fost_q;
+      foans_d = foans_q; owe_d = owe_q; fost_d = fost_q;
       owen_d = owen_q;
       n_gbn = '0; n_rto = '0; n_nack = '0; n_foack = '0;
+      rl_rst = '0; rl_fire = '0;
       for (int p = 0; p < NumPorts; p++) begin
         if (fb_valid_i[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus) begin
           if (live[p] && fb_rop_i[p*2 +: 2] == sue_pkg::RopNack) n_nack = n_nack + 1'b1;
@@ -679,10 +706,10 @@ module sue_tx #(
 `else
             rtxpsn_d[c*16 +: 16] = e_rapsn;
 `endif
-            rtotmr_d[c*24 +: 24] = '0;
             rtx_w = 1'b1;
             n_gbn = n_gbn + 1'b1;
           end
+          rl_rst[c/NPC] = prog || gbn1;
         end
         // 1. feedback: FO events about this connection, ports in ascending order
         for (int p = 0; p < NumPorts; p++) begin
@@ -708,7 +735,6 @@ module sue_tx #(
         if (dies[c/NPC]) begin
           owe_d[c*2 +: 2]      = '0;
           rtxact_d[c]          = 1'b0;
-          rtotmr_d[c*24 +: 24] = '0;
           if (ack_d[c*16 +: 16] != npsn_q[c*16 +: 16]) begin
             fost_d[c*3 +: 3]    = sue_pkg::StWait;
             fodue_d[c]          = 1'b1;
@@ -716,20 +742,16 @@ module sue_tx #(
             fost_d[c*3 +: 3]    = sue_pkg::StRetired;
           end
         end
-        // 3. RTO (live ports)
-        if (live[c/NPC]) begin
-          if (ack_d[c*16 +: 16] == npsn_q[c*16 +: 16] || prog || gbn1) begin
-            rtotmr_d[c*24 +: 24] = '0;
-          end else if (25'(rtotmr_q[c*24 +: 24]) + 25'd1 >= ((rto_q == '0) ? 25'd1 : 25'(rto_q))) begin
-            rtxact_d[c] = 1'b1;
-            rtxpsn_d[c*16 +: 16] = ack_d[c*16 +: 16];
-            rtotmr_d[c*24 +: 24] = '0;
-            rtx_w = 1'b1;
-            n_gbn = n_gbn + 1'b1;
-            n_rto = n_rto + 1'b1;
-          end else begin
-            rtotmr_d[c*24 +: 24] = rtotmr_q[c*24 +: 24] + 24'd1;
-          end
+        // 3. RTO (live ports): the head of the port's RTO list, if due, still unacknowledged and not
+        // restarted by this edge's feedback (at most one RTO per port and edge, "RTO lists" below)
+        if (live[c/NPC] && rl_due[c/NPC] && rl_hd[(c/NPC)*CIW +: CIW] == CIW'(c) &&
+            ack_d[c*16 +: 16] != npsn_q[c*16 +: 16] && !prog && !gbn1) begin
+          rtxact_d[c] = 1'b1;
+          rtxpsn_d[c*16 +: 16] = ack_d[c*16 +: 16];
+          rtx_w = 1'b1;
+          n_gbn = n_gbn + 1'b1;
+          n_rto = n_rto + 1'b1;
+          rl_fire[c/NPC] = 1'b1;
         end
         // 3. failover retry (WAIT): the FIFO's head is due at this edge
         if (fo_pop && fo_pop_c == CIW'(c) && fost_q[c*3 +: 3] == sue_pkg::StWait) fodue_d[c] = 1'b1;
@@ -803,12 +825,12 @@ module sue_tx #(
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
         npsn_q <= '0; ack_q <= '0; free_q <= '0; rtxpsn_q <= '0; owepsn_q <= '0;
-        migpsn_q <= '0; fapsn_q <= '0; rtxact_q <= '0; fodue_q <= '0; foans_q <= '0; rtotmr_q <= '0;
+        migpsn_q <= '0; fapsn_q <= '0; rtxact_q <= '0; fodue_q <= '0; foans_q <= '0;
         owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0; rank_q <= '0; owen_q <= '0;
       end else begin
         npsn_q <= npsn_d; ack_q <= ack_d; free_q <= free_d; rtxpsn_q <= rtxpsn_d; owepsn_q <= owepsn_d;
         migpsn_q <= migpsn_d; fapsn_q <= fapsn_d; rtxact_q <= rtxact_d;
-        fodue_q <= fodue_d; foans_q <= foans_d; rtotmr_q <= rtotmr_d; owe_q <= owe_d;
+        fodue_q <= fodue_d; foans_q <= foans_d; owe_q <= owe_d;
         fost_q <= fost_d; ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d; owen_q <= owen_d;
       end
     end
@@ -919,6 +941,100 @@ module sue_tx #(
       end
     end
 
+    // ------------------------------------------------------------ RTO lists (next state)
+    // Per live port and edge, after step 4 (docs/sue.md "RTO lists"): unlink first (the due head leaves:
+    // it fired, or this edge's feedback restarted it; the feedback's connection if it restarted, i.e.
+    // made progress or started a go-back-N), then append, stamped with this edge, in the order: the head
+    // that fired, the feedback's connection if still unacknowledged, the job's connection (NEW or the
+    // MIGRATE target) if it was idle. A port death empties its list. Per port at most one nx and one pv
+    // write to unlink and three of each, and three stamps, to append; ports write their own connections.
+    logic [NumPorts-1:0]     rw_unx, rw_upv;
+    logic [NumPorts*CIW-1:0] rw_unx_a, rw_unx_v, rw_upv_a, rw_upv_v;
+    logic [NumPorts*3-1:0]   rw_anx, rw_app;
+    logic [NumPorts*3*CIW-1:0] rw_anx_a, rw_app_a, rw_app_pv;
+    logic [CIW-1:0]          rl_h1, rl_tl, rl_u, rl_jc;
+    logic [CIW:0]            rl_n;
+    logic [3*CIW-1:0]        rl_cand;
+    logic [2:0]              rl_cv;
+    logic                    rl_jgo;
+    always_comb begin
+      rlh_d = rlh_q; rlt_d = rlt_q; rln_d = rln_q;
+      rw_unx = '0; rw_upv = '0; rw_unx_a = '0; rw_unx_v = '0; rw_upv_a = '0; rw_upv_v = '0;
+      rw_anx = '0; rw_app = '0; rw_anx_a = '0; rw_app_a = '0; rw_app_pv = '0;
+      rl_jgo = new_go || (job_go && s_kind == KMig);
+      rl_jc  = new_go ? new_c : s_c2;
+      for (int p = 0; p < NumPorts; p++) begin
+        rl_h1 = rlh_q[p*CIW +: CIW];
+        rl_tl = rlt_q[p*CIW +: CIW];
+        rl_n  = rln_q[p*(CIW+1) +: CIW+1];
+        rl_u  = CIW'((32'(p)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 + 32'(fb_vc_i[p*2 +: 2]));
+        // unlink: the due head (it fired, or the feedback restarted it)
+        if (live[p] && rl_due[p]) begin
+          rl_h1 = rl_nx[rl_h1];
+          rl_n  = rl_n - 1'b1;
+        end
+        // unlink: the feedback's connection, restarted (not the head just removed)
+        if (live[p] && rl_rst[p] && !(rl_due[p] && rl_u == rlh_q[p*CIW +: CIW])) begin
+          rl_n = rl_n - 1'b1;
+          if (rl_u == rl_h1) begin
+            rl_h1 = rl_nx[rl_u];
+          end else begin
+            rw_unx[p] = 1'b1; rw_unx_a[p*CIW +: CIW] = rl_pv[rl_u]; rw_unx_v[p*CIW +: CIW] = rl_nx[rl_u];
+          end
+          if (rl_u == rl_tl) begin
+            rl_tl = rl_pv[rl_u];
+          end else begin
+            rw_upv[p] = 1'b1; rw_upv_a[p*CIW +: CIW] = rl_nx[rl_u]; rw_upv_v[p*CIW +: CIW] = rl_pv[rl_u];
+          end
+        end
+        // append, in order
+        rl_cand = {rl_jc, rl_u, rlh_q[p*CIW +: CIW]};
+        rl_cv[0] = rl_fire[p];
+        rl_cv[1] = rl_rst[p] && ack_d[32'(rl_u)*16 +: 16] != npsn_d[32'(rl_u)*16 +: 16];
+        rl_cv[2] = rl_jgo && 32'(rl_jc) / NPC == p && ack_q[32'(rl_jc)*16 +: 16] == npsn_q[32'(rl_jc)*16 +: 16];
+        for (int k = 0; k < 3; k++) begin
+          if (live[p] && rl_cv[k]) begin
+            if (rl_n == '0) begin
+              rl_h1 = rl_cand[k*CIW +: CIW];
+            end else begin
+              rw_anx[p*3 + k] = 1'b1; rw_anx_a[(p*3 + k)*CIW +: CIW] = rl_tl;
+            end
+            rw_app[p*3 + k] = 1'b1; rw_app_a[(p*3 + k)*CIW +: CIW] = rl_cand[k*CIW +: CIW];
+            rw_app_pv[(p*3 + k)*CIW +: CIW] = rl_tl;
+            rl_tl = rl_cand[k*CIW +: CIW];
+            rl_n  = rl_n + 1'b1;
+          end
+        end
+        if (dies[p]) rl_n = '0;
+        rlh_d[p*CIW +: CIW] = rl_h1;
+        rlt_d[p*CIW +: CIW] = rl_tl;
+        rln_d[p*(CIW+1) +: CIW+1] = rl_n;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        rlh_q <= '0; rlt_q <= '0; rln_q <= '0;
+      end else begin
+        rlh_q <= rlh_d; rlt_q <= rlt_d; rln_q <= rln_d;
+      end
+    end
+    // the list memories, in order (a later write to the same address wins: an append over an unlink)
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) begin
+        for (int p = 0; p < NumPorts; p++) begin
+          if (rw_unx[p]) rl_nx[rw_unx_a[p*CIW +: CIW]] <= rw_unx_v[p*CIW +: CIW];
+          if (rw_upv[p]) rl_pv[rw_upv_a[p*CIW +: CIW]] <= rw_upv_v[p*CIW +: CIW];
+          for (int k = 0; k < 3; k++) begin
+            if (rw_anx[p*3 + k]) rl_nx[rw_anx_a[(p*3 + k)*CIW +: CIW]] <= rw_app_a[(p*3 + k)*CIW +: CIW];
+            if (rw_app[p*3 + k]) begin
+              rl_pv[rw_app_a[(p*3 + k)*CIW +: CIW]] <= rw_app_pv[(p*3 + k)*CIW +: CIW];
+              rl_t[rw_app_a[(p*3 + k)*CIW +: CIW]]  <= now_q;
+            end
+          end
+        end
+      end
+    end
+
     // ------------------------------------------------------------ failover-retry FIFO (exact retry timer)
     // After an FO-REQ of connection c at edge j, fo_due rises again at edge j + max(1, cfg_fo_retry) if c
     // still waits (step 3). Before its first FO-REQ since the port died fo_due is already 1, so the retry
@@ -977,6 +1093,23 @@ module sue_tx #(
         for (int k = 0; k < NPC; k++)
           if (owe_q[(p*NPC + k)*2 +: 2] != sue_pkg::OweNone && !adue_q[p*NPC + k] && ack_delay_q != '0 && !dead_q[p])
             al_cnt[p] = al_cnt[p] + 1'b1;
+      end
+    end
+    // each RTO list holds exactly the connections of its (live) port with PDUs unacknowledged
+    logic [CIW:0] rl_cnt [NumPorts];
+    always_comb begin
+      for (int p = 0; p < NumPorts; p++) begin
+        rl_cnt[p] = '0;
+        for (int k = 0; k < NPC; k++)
+          if (ack_q[(p*NPC + k)*16 +: 16] != npsn_q[(p*NPC + k)*16 +: 16] && !dead_q[p]) rl_cnt[p] = rl_cnt[p] + 1'b1;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) begin
+        for (int p = 0; p < NumPorts; p++)
+          assert (dead_q[p] || rl_cnt[p] == rln_q[p*(CIW+1) +: CIW+1])
+            else $error("sue_tx: port %0d RTO list holds %0d entries, %0d connections unacknowledged", p,
+                        rln_q[p*(CIW+1) +: CIW+1], rl_cnt[p]);
       end
     end
     always_ff @(posedge clk_i) begin
@@ -1703,6 +1836,7 @@ module sue_tx #(
       c_nack_rcvd:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxNackRcvd] != '0);
       c_go_back_n:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxGbn] != '0);
       c_rto:          cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxRto] != '0);
+      c_rto_late:     cover property (@(posedge clk_i) disable iff (!rst_ni) |(g_sue.rl_fire & g_sue.rl_late));
       c_pdu_resent:   cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxPdusRtx] != '0);
       c_ack_only:     cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxAckOnly] != '0);
       c_port_dies:    cover property (@(posedge clk_i) disable iff (!rst_ni) |dies);

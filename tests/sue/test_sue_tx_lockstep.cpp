@@ -66,6 +66,7 @@ struct Run {
   std::optional<tb::Mismatch> mismatch;
   uint64_t compared = 0;
   uint64_t pool_full_cycles = 0;  // edges after which the pool held held_max() sent commands
+  uint64_t rto_late = 0;          // RTOs one or more edges after their deadline (one per port and edge)
   uint64_t ack_by_count = 0;      // ACK-only jobs started by cfg_ack_count before cfg_ack_delay (RTL and twin agreeing)
 };
 
@@ -94,6 +95,7 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
   r.st = h.stats();
   r.mismatch = l->mismatch();
   r.ack_by_count = l->model().ack_by_count();
+  r.rto_late = l->model().rto_late();
   if (ctx->gotError()) r.fail = "RTL assertion failed (see stderr)";
   if (!l->model().assertion().empty()) r.fail = l->model().assertion();
   if (r.mismatch) {
@@ -104,7 +106,7 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
   const auto& s = r.st;
   std::printf("[%s seed %llu] cycles %llu compared %llu frames %llu data %llu new %llu rtx %llu mig %llu ack_only %llu "
               "fo_req %llu fo_ack %llu accepted %llu delivered %llu resets %llu deaths %llu lost %llu max_inflight %llu "
-              "window_full_cycles %llu pool_full_cycles %llu ack_by_count %llu\n",
+              "window_full_cycles %llu pool_full_cycles %llu ack_by_count %llu rto_late %llu\n",
               variant.c_str(), (unsigned long long)hc.seed, (unsigned long long)s.cycles,
               (unsigned long long)r.compared, (unsigned long long)s.frames, (unsigned long long)s.data_frames,
               (unsigned long long)s.new_pdus, (unsigned long long)s.rtx_pdus, (unsigned long long)s.mig_pdus,
@@ -112,8 +114,14 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
               (unsigned long long)s.accepted, (unsigned long long)s.delivered, (unsigned long long)s.resets,
               (unsigned long long)s.deaths, (unsigned long long)s.lost_frames, (unsigned long long)s.max_inflight,
               (unsigned long long)s.window_full_cycles, (unsigned long long)r.pool_full_cycles,
-              (unsigned long long)r.ack_by_count);
+              (unsigned long long)r.ack_by_count, (unsigned long long)r.rto_late);
   return r;
+}
+
+// Where the lockstep caught a mutant.
+void print_caught(const char* what, const Run& r) {
+  std::printf("%s caught: cycle %llu signal %s rtl %llu model %llu\n", what, (unsigned long long)r.mismatch->cycle,
+              r.mismatch->signal.c_str(), (unsigned long long)r.mismatch->rtl, (unsigned long long)r.mismatch->model);
 }
 
 void expect_busy(const Run& r, bool sue) {
@@ -140,6 +148,7 @@ TEST(SueTxLockstep, S1) {
   EXPECT_EQ(r.fail, "");
   expect_busy(r, true);
   EXPECT_GT(r.ack_by_count, 0u);  // ACK-only frames sent by cfg_ack_count before their age, RTL = twin
+  EXPECT_GT(r.rto_late, 0u);      // RTOs due together on the port fired one per edge, RTL = twin
 }
 
 TEST(SueTxLockstep, S1OneConnectionWindowFull) {
@@ -401,8 +410,7 @@ TEST(SueMutant, CaughtWithCycleAndSignal) {
   EXPECT_GT(r.mismatch->cycle, 0u);
   EXPECT_FALSE(r.mismatch->signal.empty());
   EXPECT_EQ(r.mismatch->block, "tx");
-  std::printf("mutant caught: cycle %llu signal %s rtl %llu model %llu\n", (unsigned long long)r.mismatch->cycle,
-              r.mismatch->signal.c_str(), (unsigned long long)r.mismatch->rtl, (unsigned long long)r.mismatch->model);
+  print_caught("mutant", r);
 }
 
 // The timer lists' mutants (RTL only; the twin is right): an owed ACK due one edge late, and the failover
@@ -414,9 +422,18 @@ TEST(SueMutant, AckDelayListCaught) {
   auto r = run_lockstep("s1_ack_mutant", c);
   ASSERT_TRUE(r.mismatch.has_value()) << "the ACK-delay mutant passed lockstep";
   EXPECT_EQ(r.mismatch->block, "tx");
-  std::printf("ACK-delay mutant caught: cycle %llu signal %s rtl %llu model %llu\n",
-              (unsigned long long)r.mismatch->cycle, r.mismatch->signal.c_str(), (unsigned long long)r.mismatch->rtl,
-              (unsigned long long)r.mismatch->model);
+  print_caught("ACK-delay mutant", r);
+}
+
+// The RTO lists: a head due one edge late (SUE_MUTANT_RTO) must be caught. Lossy feedback and the
+// harness's RTO draws (1..3 edges at times) make RTOs frequent.
+TEST(SueMutant, RtoListCaught) {
+  auto c = faults(13);
+  c.p_loss = 0.05;
+  auto r = run_lockstep("s1_rto_mutant", c);
+  ASSERT_TRUE(r.mismatch.has_value()) << "the RTO-list mutant passed lockstep";
+  EXPECT_EQ(r.mismatch->block, "tx");
+  print_caught("RTO-list mutant", r);
 }
 
 TEST(SueMutant, FoRetryFifoCaught) {
@@ -428,9 +445,7 @@ TEST(SueMutant, FoRetryFifoCaught) {
   ASSERT_TRUE(r.mismatch.has_value()) << "the failover-retry mutant passed lockstep";
   EXPECT_EQ(r.mismatch->block, "tx");
   EXPECT_GT(r.st.deaths, 0u);
-  std::printf("failover-retry mutant caught: cycle %llu signal %s rtl %llu model %llu\n",
-              (unsigned long long)r.mismatch->cycle, r.mismatch->signal.c_str(), (unsigned long long)r.mismatch->rtl,
-              (unsigned long long)r.mismatch->model);
+  print_caught("failover-retry mutant", r);
 }
 
 }  // namespace
