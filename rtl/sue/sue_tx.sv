@@ -452,28 +452,37 @@ module sue_tx #(
 
   // ---------------------------------------------------------------- SUE transport (S1, S2, S3)
   if (Profile == 0) begin : g_sue
-    // connection state
-    logic [NC*16-1:0] npsn_q, npsn_d, ack_q, ack_d, free_q, free_d, rtxpsn_q, rtxpsn_d;
-    logic [NC*16-1:0] owepsn_q, owepsn_d, migpsn_q, migpsn_d, fapsn_q, fapsn_d;
-    logic [NC-1:0]    adue_q, adue_d;   // the owed ACK's age reached cfg_ack_delay (the ACK-delay lists below)
-    logic [NC-1:0]    rtxact_q, rtxact_d, fodue_q, fodue_d, foans_q, foans_d;
+    // ------------------------------------------------------------ connection state (docs/sue.md "Connection
+    // state in memories (sue_tx)"): the numbers in the memory cm, one word per connection, read and written
+    // at this edge's slots only; the flags the scans read in bitmaps (flops, one bit per connection).
+    localparam int NCW = 1 << CIW;                    // bitmap bits (>= NC)
+    localparam int WW  = (NCW < 64) ? NCW : 64;       // bitmap reset words
+    localparam int NVW = NCW / WW;
+    localparam int NS  = 4 * NumPorts + 2;            // slots: F[p], O[p], R[p], W[p], J, J2
+    localparam int CMW = 7 * 16 + 8;                  // {npsn, ack, free, rtx_psn, owe_psn, mig_psn, fo_ans_psn, owe_n}
+    logic [CMW-1:0]   cm [NC];
+    logic [NCW-1:0]   cmv_q, cmv_d;                    // cm[c] written since reset (else it reads 0)
+    logic [NCW-1:0]   rtxact_q, rtxact_d, fodue_q, fodue_d, foans_q, foans_d;
+    logic [NCW-1:0]   adue_q, adue_d;   // the owed ACK's age reached cfg_ack_delay (the ACK-delay lists below)
+    logic [NCW-1:0]   oa_q, oa_d, on_q, on_d;          // owe == ACK, owe == NACK
+    logic [NCW-1:0]   fw_q, fw_d, fm_q, fm_d;          // fo_state WAIT, MIGRATE (else LIVE, RETIRED on a dead port)
+    logic [NCW-1:0]   bsy_q, bsy_d;                    // ack_psn != npsn
+    logic [NCW-1:0]   unf_q, unf_d;                    // free_psn != ack_psn
+    logic [NCW-1:0]   wfl_q, wfl_d;                    // npsn - free_psn >= Window
+    logic [NCW-1:0]   cnth_q, cnth_d;                  // cfg_ack_count != 0 && owe_n >= cfg_ack_count
     logic [24:0]      now_q;            // edges since reset (mod 2^25): the time stamps of the timer lists
     // failover retry: a FIFO of {connection, edge} pushed by each FO-REQ job (below "ACK-delay lists")
     logic             fo_pop;
     logic [CIW-1:0]   fo_pop_c;
-    logic [NC*2-1:0]  owe_q, owe_d;
-    logic [NC*8-1:0]  owen_q, owen_d;   // feedback events owed since owe was NONE (saturating; cfg_ack_count_i)
-    logic [NC*3-1:0]  fost_q, fost_d;
     logic [DescW-1:0] desc_q [NC*Window];
     logic [NumPorts*24-1:0] ob_q, ob_d;
     logic [NumPorts*32-1:0] crc_q, crc_d;
     logic [NumPorts*2-1:0]  rank_q, rank_d;   // ports dead before this one died (failover order)
 
-    // ------------------------------------------------------------ S1: candidates of kinds 1..4
+    // ------------------------------------------------------------ S1: candidates of kinds 1..4 (bitmaps)
     logic              s1_hit;
     logic [2:0]        s1_kind;
     logic [CIW-1:0]    s1_c;
-    logic [15:0]       s1_d;
     // held(q): a connection of q waits for its FO-ACK, or dies at this edge with PDUs unacknowledged:
     // neither NEW nor MIGRATE of q may start. mrank(q): the highest death rank of q's connections in
     // MIGRATE (the one whose port died last holds the queue's oldest PDUs and migrates first).
@@ -483,11 +492,10 @@ module sue_tx #(
       held  = '0;
       migq  = '0;
       mrank = '0;
+      cwin  = ~rtxact_q[NC-1:0] & ~wfl_q[NC-1:0];
       for (int c = 0; c < NC; c++) begin
-        s1_d = npsn_q[c*16 +: 16] - free_q[c*16 +: 16];
-        cwin[c] = !rtxact_q[c] && (s1_d < 16'(Window));
-        if (fost_q[c*3 +: 3] == sue_pkg::StWait || (dies[c/NPC] && ack_q[c*16 +: 16] != npsn_q[c*16 +: 16])) held[c%NPC] = 1'b1;
-        if (fost_q[c*3 +: 3] == sue_pkg::StMig) begin
+        if (fw_q[c] || (dies[c/NPC] && bsy_q[c])) held[c%NPC] = 1'b1;
+        if (fm_q[c]) begin
           if (!migq[c%NPC] || rank_q[(c/NPC)*2 +: 2] > mrank[(c%NPC)*2 +: 2]) mrank[(c%NPC)*2 +: 2] = rank_q[(c/NPC)*2 +: 2];
           migq[c%NPC] = 1'b1;
         end
@@ -498,10 +506,7 @@ module sue_tx #(
       s1_c    = '0;
       // lowest kind, then lowest connection index: scan from the back
       for (int c = NC - 1; c >= 0; c--) begin
-        if (live[c/NPC] && (owe_q[c*2 +: 2] == sue_pkg::OweNack ||
-                            (owe_q[c*2 +: 2] == sue_pkg::OweAck &&
-                             (adue_q[c] ||
-                              (ack_count_q != '0 && owen_q[c*8 +: 8] >= ack_count_q)))) && okpv[(c/NPC)*4 + c%4]) begin
+        if (live[c/NPC] && (on_q[c] || (oa_q[c] && (adue_q[c] || cnth_q[c]))) && okpv[(c/NPC)*4 + c%4]) begin
           s1_hit = 1'b1; s1_kind = KAckOnly; s1_c = CIW'(c);
         end
       end
@@ -511,7 +516,7 @@ module sue_tx #(
         end
       end
       for (int c = NC - 1; c >= 0; c--) begin
-        if (fost_q[c*3 +: 3] == sue_pkg::StWait && fodue_q[c] && any_live && okpv[fo_port*4 + c%4]) begin
+        if (fw_q[c] && fodue_q[c] && any_live && okpv[fo_port*4 + c%4]) begin
           s1_hit = 1'b1; s1_kind = KFoReq; s1_c = CIW'(c);
         end
       end
@@ -525,18 +530,20 @@ module sue_tx #(
     assign crc_cur = crc_q;
 
     // ------------------------------------------------------------ S2: MIGRATE, the SUE job, NEW's PSN
+    // Two reads of cm: the job's connection s_c (J) and, for MIGRATE its target s_c2, else NEW's new_c (J2).
     logic              s2_mhit;
     logic [CIW-1:0]    s2_mc;
     logic [1:0]        s2_t;
     logic [CIW-1:0]    s2_pbc;     // piggyback connection of the SUE job
     logic [15:0]       s2_dpsn;    // descriptor read: PSN
-    logic [CIW-1:0]    s2_dc;      // descriptor read: connection
     logic [DescW-1:0]  s2_desc;
+    logic [CIW-1:0]    j2_c;
+    logic [CMW-1:0]    rj, rj2;    // cm at s_c, j2_c
     always_comb begin
       s2_mhit = 1'b0;
       s2_mc   = '0;
       for (int c = NC - 1; c >= 0; c--) begin
-        if (fost_q[c*3 +: 3] == sue_pkg::StMig && psel_ok[c%NPC] && !held[c%NPC] &&
+        if (fm_q[c] && psel_ok[c%NPC] && !held[c%NPC] &&
             rank_q[(c/NPC)*2 +: 2] == mrank[(c%NPC)*2 +: 2]) begin
           s2_mhit = 1'b1;
           s2_mc   = CIW'(c);
@@ -547,10 +554,12 @@ module sue_tx #(
       s_kind = s1_hit ? s1_kind : (s2_mhit ? KMig : 3'd0);
       s_c    = s1_hit ? s1_c : s2_mc;
       s_c2   = CIW'((32'(s2_t)*NumXpus + 32'(s_c)/4 % NumXpus)*4 + 32'(s_c)%4);
+      j2_c   = s_hit ? s_c2 : new_c;
+      rj     = (32'(s_c) < NC && cmv_q[s_c]) ? cm[s_c] : '0;
+      rj2    = (32'(j2_c) < NC && cmv_q[j2_c]) ? cm[j2_c] : '0;
       // descriptor read (RTX: rtx_psn of c; MIGRATE: mig_psn of c)
-      s2_dc   = s_c;
-      s2_dpsn = (s_kind == KRtx) ? rtxpsn_q[s_c*16 +: 16] : migpsn_q[s_c*16 +: 16];
-      s2_desc = desc_q[32'(s2_dc)*Window + widx(s2_dpsn)];
+      s2_dpsn = (s_kind == KRtx) ? rj[71:56] : rj[39:24];
+      s2_desc = desc_q[32'(s_c)*Window + widx(s2_dpsn)];
       // job fields
       s_ji     = PIW'(32'(s_c)/4 % NumXpus);
       s_jv     = 2'(32'(s_c)%4);
@@ -560,28 +569,28 @@ module sue_tx #(
       s_jP     = s2_desc[12:0];
       s_jrsvd  = ((s_kind == KFoAck) || (s_kind == KFoReq)) ? {2'b10, 2'(32'(s_c)/NPC)} : 4'd0;
       s2_pbc   = (s_kind == KMig) ? s_c2 : s_c;
-      s_jop    = (owe_q[s2_pbc*2 +: 2] == sue_pkg::OweNack) ? sue_pkg::RopNack : ((owe_q[s2_pbc*2 +: 2] == sue_pkg::OweNone) ? sue_pkg::RopNone : sue_pkg::RopAck);
-      s_japsn  = (owe_q[s2_pbc*2 +: 2] == sue_pkg::OweNone) ? 16'd0 : owepsn_q[s2_pbc*16 +: 16];
+      s_jop    = on_q[s2_pbc] ? sue_pkg::RopNack : (oa_q[s2_pbc] ? sue_pkg::RopAck : sue_pkg::RopNone);
+      s_japsn  = (!on_q[s2_pbc] && !oa_q[s2_pbc]) ? 16'd0 : ((s_kind == KMig) ? rj2[55:40] : rj[55:40]);
       s_jpsn   = '0;
       s_port   = 2'(32'(s_c)/NPC);
       case (s_kind)
         KFoAck: begin
-          s_jop = sue_pkg::RopAck; s_japsn = fapsn_q[s_c*16 +: 16]; s_port = fo_port;
+          s_jop = sue_pkg::RopAck; s_japsn = rj[23:8]; s_port = fo_port;
         end
         KFoReq: begin
           s_jop = sue_pkg::RopNone; s_japsn = 16'd0; s_port = fo_port;
         end
-        KRtx:     s_jpsn = rtxpsn_q[s_c*16 +: 16];
-        KAckOnly: s_jpsn = npsn_q[s_c*16 +: 16];
+        KRtx:     s_jpsn = rj[71:56];
+        KAckOnly: s_jpsn = rj[119:104];
         KMig: begin
-          s_jpsn = npsn_q[s_c2*16 +: 16]; s_port = s2_t;
+          s_jpsn = rj2[119:104]; s_port = s2_t;
         end
         default: ;
       endcase
-      // NEW on new_c
-      new_psn  = npsn_q[new_c*16 +: 16];
-      new_op   = (owe_q[new_c*2 +: 2] == sue_pkg::OweNack) ? sue_pkg::RopNack : ((owe_q[new_c*2 +: 2] == sue_pkg::OweNone) ? sue_pkg::RopNone : sue_pkg::RopAck);
-      new_apsn = (owe_q[new_c*2 +: 2] == sue_pkg::OweNone) ? 16'd0 : owepsn_q[new_c*16 +: 16];
+      // NEW on new_c (j2_c when no SUE job)
+      new_psn  = rj2[119:104];
+      new_op   = on_q[new_c] ? sue_pkg::RopNack : (oa_q[new_c] ? sue_pkg::RopAck : sue_pkg::RopNone);
+      new_apsn = (!on_q[new_c] && !oa_q[new_c]) ? 16'd0 : rj2[55:40];
     end
 
     // ------------------------------------------------------------ RTO lists (head, due)
@@ -592,14 +601,13 @@ module sue_tx #(
     logic [CIW-1:0]              rl_nx [NC];
     logic [CIW-1:0]              rl_pv [NC];
     logic [24:0]                 rl_t  [NC];
-    logic [NumPorts*CIW-1:0]     rl_hd, rlh_q, rlh_d, rlt_q, rlt_d;
+    logic [NumPorts*CIW-1:0]     rlh_q, rlh_d, rlt_q, rlt_d;
     logic [NumPorts*(CIW+1)-1:0] rln_q, rln_d;
     logic [NumPorts-1:0]         rl_due, rl_rst, rl_fire;
     logic [NumPorts-1:0]         rl_late;  // the head fired after its deadline (another was due first)
     logic [24:0]                 rl_r;
     always_comb begin
       rl_r = (rto_q == '0) ? RtoMin1 : 25'(rto_q);
-      rl_hd = rlh_q;
       for (int p = 0; p < NumPorts; p++) begin
 `ifdef SUE_MUTANT_RTO
         // MUTANT: the RTO list's head is due one edge late
@@ -611,27 +619,75 @@ module sue_tx #(
       end
     end
 
-    // ------------------------------------------------------------ S3: connections, one edge
+    // ------------------------------------------------------------ S3: connections, one edge (slots)
+    // The next state of a connection is a function of its pre-edge state and this edge's events, which
+    // name their connections: the normal event of port p (slot F[p]), the FO event carried by port p
+    // (O[p]), the RTO list head of port p (R[p]), the descriptor walker of port p (W[p]), the SUE job's
+    // connection (J) and the connection whose npsn moves (J2: NEW's, or the MIGRATE target). Each slot
+    // reads its connection's word and flags, applies every event of the edge that names it (the same
+    // steps as docs/sue.md "sue_tx: one rising edge"), and writes the result back. Two slots on one
+    // connection compute the same result. Port death and the failover-retry pop change flags only:
+    // bitmap operations below. No other connection changes.
+    logic [NS*CIW-1:0] sl_c;
+    logic [NS-1:0]     sl_v;
+    logic [CMW-1:0]    sl_r [NS];     // cm reads
+    logic [CMW-1:0]    sl_w [NS];     // cm writes
+    logic [NS-1:0]     sl_rtx, sl_fodue, sl_foans, sl_oa, sl_on, sl_fw, sl_fm, sl_bsy, sl_unf, sl_wfl, sl_cnth;
     logic [1:0]  e_owe, e_rop, e_fo;
     logic [15:0] e_rapsn, e_o, e_d, e_a;
-    logic        owe_w, rtx_w, prog, gbn1, fans_w, fo_acked;
+    logic        owe_w, rtx_w, prog, gbn1, fans_w, fo_acked, fire;
+    logic [CIW-1:0] c;
+    int          pc;
+    logic [15:0] q_npsn, q_ack, q_free, q_rtxpsn, q_migpsn;
+    logic [15:0] x_npsn, x_ack, x_free, x_rtxpsn, x_owepsn, x_migpsn, x_fapsn, x_inf;
+    logic [7:0]  q_owen, x_owen;
+    logic [1:0]  q_owe, x_owe;
+    logic [2:0]  q_fst, x_fst;
+    logic        q_rtxact, x_rtxact, x_fodue, x_foans;
     logic [CntW-1:0] n_gbn, n_rto, n_nack, n_foack;
     logic [NumPorts*CIW-1:0] wk_c;
     logic [DescW-1:0] wk_desc [NumPorts];
     logic        pb_any;
     logic [CIW-1:0] pb_c;
+    logic [1:0]  sl_f;
     always_comb begin
       // descriptor walkers: per port the lowest connection with free_psn != ack_psn
       wk_hit = '0;
       wk_c   = '0;
       for (int p = 0; p < NumPorts; p++) begin
         for (int k = NPC - 1; k >= 0; k--) begin
-          if (free_q[(p*NPC + k)*16 +: 16] != ack_q[(p*NPC + k)*16 +: 16]) begin
+          if (unf_q[p*NPC + k]) begin
             wk_hit[p] = 1'b1;
             wk_c[p*CIW +: CIW] = CIW'(p*NPC + k);
           end
         end
-        wk_desc[p] = desc_q[32'(wk_c[p*CIW +: CIW])*Window + widx(free_q[wk_c[p*CIW +: CIW]*16 +: 16])];
+      end
+      // the slots
+      for (int p = 0; p < NumPorts; p++) begin
+        sl_f = fb_fo_port_i[p*2 +: 2];
+        sl_c[p*CIW +: CIW] = CIW'((32'(p)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 + 32'(fb_vc_i[p*2 +: 2]));
+        sl_v[p] = fb_valid_i[p] && live[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus;
+        sl_c[(NumPorts + p)*CIW +: CIW] = CIW'((32'(sl_f)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 +
+                                               32'(fb_vc_i[p*2 +: 2]));
+        sl_v[NumPorts + p] = fb_valid_i[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus && 32'(sl_f) < NumPorts &&
+                             (fb_fo_i[p*2 +: 2] == sue_pkg::FoReq || fb_fo_i[p*2 +: 2] == sue_pkg::FoAck);
+        sl_c[(2*NumPorts + p)*CIW +: CIW] = rlh_q[p*CIW +: CIW];
+        sl_v[2*NumPorts + p] = live[p] && rl_due[p];
+        sl_c[(3*NumPorts + p)*CIW +: CIW] = wk_c[p*CIW +: CIW];
+        sl_v[3*NumPorts + p] = wk_hit[p];
+      end
+      sl_c[(4*NumPorts)*CIW +: CIW]     = s_c;
+      sl_v[4*NumPorts]                  = job_go && !new_go;
+      sl_c[(4*NumPorts + 1)*CIW +: CIW] = j2_c;
+      sl_v[4*NumPorts + 1]              = new_go || (job_go && s_kind == KMig);
+      for (int k = 0; k < 4*NumPorts; k++) begin
+        c = sl_c[k*CIW +: CIW];
+        sl_r[k] = (32'(c) < NC && cmv_q[c]) ? cm[c] : '0;
+      end
+      sl_r[4*NumPorts]     = rj;
+      sl_r[4*NumPorts + 1] = rj2;
+      for (int p = 0; p < NumPorts; p++) begin
+        wk_desc[p] = desc_q[32'(wk_c[p*CIW +: CIW])*Window + widx(sl_r[3*NumPorts + p][87:72])];
         wk_q[p*QIW +: QIW]    = QIW'(32'(wk_c[p*CIW +: CIW]) % NPC);
         wk_first[p*QB +: QB]  = wk_desc[p][DescW-1 -: QB];
         wk_n[p*PW +: PW]      = wk_desc[p][13 +: PW];
@@ -640,10 +696,6 @@ module sue_tx #(
       pb_any = (job_go && !new_go && (s_kind == KRtx || s_kind == KAckOnly || s_kind == KMig)) || new_go;
       pb_c   = new_go ? new_c : ((s_kind == KMig) ? s_c2 : s_c);
 
-      npsn_d = npsn_q; ack_d = ack_q; free_d = free_q; rtxpsn_d = rtxpsn_q; owepsn_d = owepsn_q;
-      migpsn_d = migpsn_q; fapsn_d = fapsn_q; rtxact_d = rtxact_q; fodue_d = fodue_q;
-      foans_d = foans_q; owe_d = owe_q; fost_d = fost_q;
-      owen_d = owen_q;
       n_gbn = '0; n_rto = '0; n_nack = '0; n_foack = '0;
       rl_rst = '0; rl_fire = '0;
       for (int p = 0; p < NumPorts; p++) begin
@@ -652,135 +704,209 @@ module sue_tx #(
           if (fb_fo_i[p*2 +: 2] == sue_pkg::FoAck && 32'(fb_fo_port_i[p*2 +: 2]) < NumPorts) n_foack = n_foack + 1'b1;
         end
       end
-      for (int c = 0; c < NC; c++) begin
-        owe_w = 1'b0; rtx_w = 1'b0; prog = 1'b0; gbn1 = 1'b0; fans_w = 1'b0; fo_acked = 1'b0;
+      for (int k = 0; k < NS; k++) begin
+        c  = sl_c[k*CIW +: CIW];
+        pc = (32'(c) / NPC) % NumPorts;   // (an invalid slot's index may be out of range: not written)
+        q_npsn   = sl_r[k][119:104];
+        q_ack    = sl_r[k][103:88];
+        q_free   = sl_r[k][87:72];
+        q_rtxpsn = sl_r[k][71:56];
+        q_migpsn = sl_r[k][39:24];
+        q_owen   = sl_r[k][7:0];
+        q_owe    = {on_q[c], oa_q[c]};
+        q_rtxact = rtxact_q[c];
+        q_fst    = fw_q[c] ? sue_pkg::StWait : (fm_q[c] ? sue_pkg::StMig : (dead_q[pc] ? sue_pkg::StRetired : sue_pkg::StLive));
+        {x_npsn, x_ack, x_free, x_rtxpsn, x_owepsn, x_migpsn, x_fapsn, x_owen} = sl_r[k];
+        x_owe = q_owe; x_rtxact = q_rtxact; x_fst = q_fst; x_fodue = fodue_q[c]; x_foans = foans_q[c];
+        owe_w = 1'b0; rtx_w = 1'b0; prog = 1'b0; gbn1 = 1'b0; fans_w = 1'b0; fo_acked = 1'b0; fire = 1'b0;
         e_owe = '0; e_rop = '0; e_rapsn = '0; e_o = '0; e_d = '0; e_a = '0; e_fo = '0;
         // 1. feedback: the normal events of port p(c)
-        if (fb_valid_i[c/NPC] && live[c/NPC] && fb_peer_i[(c/NPC)*10 +: 10] == 10'((c/4) % NumXpus) &&
-            fb_vc_i[(c/NPC)*2 +: 2] == 2'(c%4)) begin
-          e_owe   = fb_owe_i[(c/NPC)*2 +: 2];
-          e_rop   = fb_rop_i[(c/NPC)*2 +: 2];
-          e_rapsn = fb_rapsn_i[(c/NPC)*16 +: 16];
-          if (e_owe == sue_pkg::OweAck || e_owe == sue_pkg::OweNack || (e_owe == sue_pkg::OweDup && owe_q[c*2 +: 2] != sue_pkg::OweNack)) begin
-            owe_d[c*2 +: 2]     = (e_owe == sue_pkg::OweNack) ? sue_pkg::OweNack : sue_pkg::OweAck;
-            owepsn_d[c*16 +: 16] = fb_owe_psn_i[(c/NPC)*16 +: 16];
-            owe_w = 1'b1;
-            owen_d[c*8 +: 8] = (owe_q[c*2 +: 2] == sue_pkg::OweNone) ? 8'd1 :
-                               ((owen_q[c*8 +: 8] == 8'hff) ? 8'hff : owen_q[c*8 +: 8] + 8'd1);
+        if (fb_valid_i[pc] && live[pc] && fb_peer_i[pc*10 +: 10] == 10'((32'(c)/4) % NumXpus) &&
+            fb_vc_i[pc*2 +: 2] == 2'(32'(c)%4)) begin
+          e_owe   = fb_owe_i[pc*2 +: 2];
+          e_rop   = fb_rop_i[pc*2 +: 2];
+          e_rapsn = fb_rapsn_i[pc*16 +: 16];
+          if (e_owe == sue_pkg::OweAck || e_owe == sue_pkg::OweNack || (e_owe == sue_pkg::OweDup && q_owe != sue_pkg::OweNack)) begin
+            x_owe    = (e_owe == sue_pkg::OweNack) ? sue_pkg::OweNack : sue_pkg::OweAck;
+            x_owepsn = fb_owe_psn_i[pc*16 +: 16];
+            owe_w    = 1'b1;
+            x_owen   = (q_owe == sue_pkg::OweNone) ? 8'd1 : ((q_owen == 8'hff) ? 8'hff : q_owen + 8'd1);
           end
-          e_o = npsn_q[c*16 +: 16] - ack_q[c*16 +: 16];
+          e_o = q_npsn - q_ack;
           e_a = '0;
           if (e_rop == sue_pkg::RopAck) begin
-            e_d = e_rapsn + 16'd1 - ack_q[c*16 +: 16];
+            e_d = e_rapsn + 16'd1 - q_ack;
             if (e_d >= 16'd1 && e_d <= e_o) begin
               prog = 1'b1;
               e_a  = e_rapsn + 16'd1;
             end
           end else if (e_rop == sue_pkg::RopNack) begin
-            e_d = e_rapsn - ack_q[c*16 +: 16];
+            e_d = e_rapsn - q_ack;
             if (e_d <= e_o) begin
               if (e_d > 16'd0) begin
                 prog = 1'b1;
                 e_a  = e_rapsn;
               end
-              if (e_rapsn != npsn_q[c*16 +: 16]) gbn1 = 1'b1;
+              if (e_rapsn != q_npsn) gbn1 = 1'b1;
             end
           end
           if (prog) begin
-            ack_d[c*16 +: 16] = e_a;
-            if (rtxact_q[c]) begin
-              if ((e_a - rtxpsn_q[c*16 +: 16]) < 16'h8000 && e_a != rtxpsn_q[c*16 +: 16]) begin
-                rtxpsn_d[c*16 +: 16] = e_a;
+            x_ack = e_a;
+            if (q_rtxact) begin
+              if ((e_a - q_rtxpsn) < 16'h8000 && e_a != q_rtxpsn) begin
+                x_rtxpsn = e_a;
                 rtx_w = 1'b1;
               end
-              if (e_a == npsn_q[c*16 +: 16]) begin
-                rtxact_d[c] = 1'b0;
+              if (e_a == q_npsn) begin
+                x_rtxact = 1'b0;
                 rtx_w = 1'b1;
               end
             end
           end
           if (gbn1) begin
-            rtxact_d[c] = 1'b1;
+            x_rtxact = 1'b1;
 `ifdef SUE_MUTANT
-            rtxpsn_d[c*16 +: 16] = e_rapsn + 16'd1;  // MUTANT: the NACKed PDU is skipped
+            x_rtxpsn = e_rapsn + 16'd1;  // MUTANT: the NACKed PDU is skipped
 `else
-            rtxpsn_d[c*16 +: 16] = e_rapsn;
+            x_rtxpsn = e_rapsn;
 `endif
             rtx_w = 1'b1;
-            n_gbn = n_gbn + 1'b1;
           end
-          rl_rst[c/NPC] = prog || gbn1;
         end
         // 1. feedback: FO events about this connection, ports in ascending order
         for (int p = 0; p < NumPorts; p++) begin
-          if (fb_valid_i[p] && fb_peer_i[p*10 +: 10] == 10'((c/4) % NumXpus) && fb_vc_i[p*2 +: 2] == 2'(c%4) &&
-              32'(fb_fo_port_i[p*2 +: 2]) == c/NPC) begin
+          if (fb_valid_i[p] && fb_peer_i[p*10 +: 10] == 10'((32'(c)/4) % NumXpus) && fb_vc_i[p*2 +: 2] == 2'(32'(c)%4) &&
+              32'(fb_fo_port_i[p*2 +: 2]) == pc) begin
             e_fo = fb_fo_i[p*2 +: 2];
             if (e_fo == sue_pkg::FoReq) begin
-              foans_d[c] = 1'b1;
-              fapsn_d[c*16 +: 16] = fb_owe_psn_i[p*16 +: 16];
-              fans_w = 1'b1;
-            end else if (e_fo == sue_pkg::FoAck && fost_q[c*3 +: 3] == sue_pkg::StWait && !fo_acked) begin
+              x_foans = 1'b1;
+              x_fapsn = fb_owe_psn_i[p*16 +: 16];
+              fans_w  = 1'b1;
+            end else if (e_fo == sue_pkg::FoAck && q_fst == sue_pkg::StWait && !fo_acked) begin
               fo_acked = 1'b1;
-              e_o = npsn_q[c*16 +: 16] - ack_q[c*16 +: 16];
-              e_d = fb_rapsn_i[p*16 +: 16] + 16'd1 - ack_q[c*16 +: 16];
-              e_a = (e_d >= 16'd1 && e_d <= e_o) ? fb_rapsn_i[p*16 +: 16] + 16'd1 : ack_q[c*16 +: 16];
-              ack_d[c*16 +: 16]    = e_a;
-              migpsn_d[c*16 +: 16] = e_a;
-              fost_d[c*3 +: 3]     = (e_a == npsn_q[c*16 +: 16]) ? sue_pkg::StRetired : sue_pkg::StMig;
+              e_o = q_npsn - q_ack;
+              e_d = fb_rapsn_i[p*16 +: 16] + 16'd1 - q_ack;
+              e_a = (e_d >= 16'd1 && e_d <= e_o) ? fb_rapsn_i[p*16 +: 16] + 16'd1 : q_ack;
+              x_ack    = e_a;
+              x_migpsn = e_a;
+              x_fst    = (e_a == q_npsn) ? sue_pkg::StRetired : sue_pkg::StMig;
             end
           end
         end
         // 2. port death
-        if (dies[c/NPC]) begin
-          owe_d[c*2 +: 2]      = '0;
-          rtxact_d[c]          = 1'b0;
-          if (ack_d[c*16 +: 16] != npsn_q[c*16 +: 16]) begin
-            fost_d[c*3 +: 3]    = sue_pkg::StWait;
-            fodue_d[c]          = 1'b1;
+        if (dies[pc]) begin
+          x_owe    = '0;
+          x_rtxact = 1'b0;
+          if (x_ack != q_npsn) begin
+            x_fst   = sue_pkg::StWait;
+            x_fodue = 1'b1;
           end else begin
-            fost_d[c*3 +: 3]    = sue_pkg::StRetired;
+            x_fst   = sue_pkg::StRetired;
           end
         end
         // 3. RTO (live ports): the head of the port's RTO list, if due, still unacknowledged and not
         // restarted by this edge's feedback (at most one RTO per port and edge, "RTO lists" below)
-        if (live[c/NPC] && rl_due[c/NPC] && rl_hd[(c/NPC)*CIW +: CIW] == CIW'(c) &&
-            ack_d[c*16 +: 16] != npsn_q[c*16 +: 16] && !prog && !gbn1) begin
-          rtxact_d[c] = 1'b1;
-          rtxpsn_d[c*16 +: 16] = ack_d[c*16 +: 16];
-          rtx_w = 1'b1;
-          n_gbn = n_gbn + 1'b1;
-          n_rto = n_rto + 1'b1;
-          rl_fire[c/NPC] = 1'b1;
+        if (live[pc] && rl_due[pc] && rlh_q[pc*CIW +: CIW] == c && x_ack != q_npsn && !prog && !gbn1) begin
+          x_rtxact = 1'b1;
+          x_rtxpsn = x_ack;
+          rtx_w    = 1'b1;
+          fire     = 1'b1;
         end
         // 3. failover retry (WAIT): the FIFO's head is due at this edge
-        if (fo_pop && fo_pop_c == CIW'(c) && fost_q[c*3 +: 3] == sue_pkg::StWait) fodue_d[c] = 1'b1;
+        if (fo_pop && fo_pop_c == c && q_fst == sue_pkg::StWait) x_fodue = 1'b1;
         // 4. the job's effects
-        if (job_go && !new_go && s_c == CIW'(c)) begin
+        if (job_go && !new_go && s_c == c) begin
           case (s_kind)
-            KFoAck: if (!fans_w) foans_d[c] = 1'b0;
-            KFoReq: fodue_d[c] = 1'b0;
+            KFoAck: if (!fans_w) x_foans = 1'b0;
+            KFoReq: x_fodue = 1'b0;
             KRtx: if (!rtx_w) begin
-              rtxpsn_d[c*16 +: 16] = rtxpsn_q[c*16 +: 16] + 16'd1;
-              if (rtxpsn_q[c*16 +: 16] + 16'd1 == npsn_q[c*16 +: 16]) rtxact_d[c] = 1'b0;
+              x_rtxpsn = q_rtxpsn + 16'd1;
+              if (q_rtxpsn + 16'd1 == q_npsn) x_rtxact = 1'b0;
             end
             KMig: begin
-              migpsn_d[c*16 +: 16] = migpsn_q[c*16 +: 16] + 16'd1;
-              if (migpsn_q[c*16 +: 16] + 16'd1 == npsn_q[c*16 +: 16]) fost_d[c*3 +: 3] = sue_pkg::StRetired;
+              x_migpsn = q_migpsn + 16'd1;
+              if (q_migpsn + 16'd1 == q_npsn) x_fst = sue_pkg::StRetired;
             end
             default: ;
           endcase
         end
-        if ((new_go && new_c == CIW'(c)) || (job_go && !new_go && s_kind == KMig && s_c2 == CIW'(c))) begin
-          npsn_d[c*16 +: 16] = npsn_q[c*16 +: 16] + 16'd1;
-        end
-        if (pb_any && pb_c == CIW'(c) && !owe_w) begin
-          owe_d[c*2 +: 2] = '0;
-        end
+        if ((new_go && new_c == c) || (job_go && !new_go && s_kind == KMig && s_c2 == c)) x_npsn = q_npsn + 16'd1;
+        if (pb_any && pb_c == c && !owe_w) x_owe = '0;
         // 7. descriptor walker
-        if (wk_hit[c/NPC] && wk_c[(c/NPC)*CIW +: CIW] == CIW'(c)) begin
-          free_d[c*16 +: 16] = free_q[c*16 +: 16] + 16'd1;
+        if (wk_hit[pc] && wk_c[pc*CIW +: CIW] == c) x_free = q_free + 16'd1;
+        // the slot's results
+        x_inf       = x_npsn - x_free;
+        sl_w[k]     = {x_npsn, x_ack, x_free, x_rtxpsn, x_owepsn, x_migpsn, x_fapsn, x_owen};
+        sl_rtx[k]   = x_rtxact;
+        sl_fodue[k] = x_fodue;
+        sl_foans[k] = x_foans;
+        sl_oa[k]    = x_owe == sue_pkg::OweAck;
+        sl_on[k]    = x_owe == sue_pkg::OweNack;
+        sl_fw[k]    = x_fst == sue_pkg::StWait;
+        sl_fm[k]    = x_fst == sue_pkg::StMig;
+        sl_bsy[k]   = x_ack != x_npsn;
+        sl_unf[k]   = x_free != x_ack;
+        sl_wfl[k]   = x_inf >= 16'(Window);
+        sl_cnth[k]  = ack_count_q != '0 && x_owen >= ack_count_q;
+        // events counted once: a go-back-N by feedback in its F slot, an RTO in its R slot (valid slots
+        // only: an empty list's head names some connection, maybe another port's head)
+        if (k < NumPorts && sl_v[k]) begin
+          rl_rst[k] = prog || gbn1;
+          if (gbn1) n_gbn = n_gbn + 1'b1;
         end
+        if (k >= 2*NumPorts && k < 3*NumPorts && sl_v[k]) begin
+          rl_fire[k - 2*NumPorts] = fire;
+          if (fire) begin
+            n_gbn = n_gbn + 1'b1;
+            n_rto = n_rto + 1'b1;
+          end
+        end
+      end
+    end
+    // the flags: the slots' results, port death and the failover-retry pop as bitmap operations
+    always_comb begin
+      cmv_d = cmv_q; rtxact_d = rtxact_q; fodue_d = fodue_q; foans_d = foans_q; oa_d = oa_q; on_d = on_q;
+      fw_d = fw_q; fm_d = fm_q; bsy_d = bsy_q; unf_d = unf_q; wfl_d = wfl_q; cnth_d = cnth_q;
+      for (int p = 0; p < NumPorts; p++) begin
+        if (dies[p]) begin
+          // every connection of p: owe = NONE, rtx_act = 0; WAIT (fo_due) with PDUs unacknowledged, else
+          // RETIRED (no flag: a dead port's connection in neither WAIT nor MIGRATE)
+          oa_d[p*NPC +: NPC]     = '0;
+          on_d[p*NPC +: NPC]     = '0;
+          rtxact_d[p*NPC +: NPC] = '0;
+          fw_d[p*NPC +: NPC]     = bsy_q[p*NPC +: NPC];
+          fodue_d[p*NPC +: NPC]  = fodue_q[p*NPC +: NPC] | bsy_q[p*NPC +: NPC];
+        end
+      end
+      if (fo_pop && fw_q[fo_pop_c]) fodue_d[fo_pop_c] = 1'b1;
+      for (int k = 0; k < NS; k++) begin
+        if (sl_v[k]) begin
+          cmv_d[sl_c[k*CIW +: CIW]]    = 1'b1;
+          rtxact_d[sl_c[k*CIW +: CIW]] = sl_rtx[k];
+          fodue_d[sl_c[k*CIW +: CIW]]  = sl_fodue[k];
+          foans_d[sl_c[k*CIW +: CIW]]  = sl_foans[k];
+          oa_d[sl_c[k*CIW +: CIW]]     = sl_oa[k];
+          on_d[sl_c[k*CIW +: CIW]]     = sl_on[k];
+          fw_d[sl_c[k*CIW +: CIW]]     = sl_fw[k];
+          fm_d[sl_c[k*CIW +: CIW]]     = sl_fm[k];
+          bsy_d[sl_c[k*CIW +: CIW]]    = sl_bsy[k];
+          unf_d[sl_c[k*CIW +: CIW]]    = sl_unf[k];
+          wfl_d[sl_c[k*CIW +: CIW]]    = sl_wfl[k];
+          cnth_d[sl_c[k*CIW +: CIW]]   = sl_cnth[k];
+        end
+      end
+    end
+    // the connection memory: one write per valid slot (slots on one connection write the same word)
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) begin
+        for (int p = 0; p < NumPorts; p++) begin   // (loops of at most 4: unrolled by Verilator)
+          if (sl_v[p]) cm[sl_c[p*CIW +: CIW]] <= sl_w[p];
+          if (sl_v[NumPorts + p]) cm[sl_c[(NumPorts + p)*CIW +: CIW]] <= sl_w[NumPorts + p];
+          if (sl_v[2*NumPorts + p]) cm[sl_c[(2*NumPorts + p)*CIW +: CIW]] <= sl_w[2*NumPorts + p];
+          if (sl_v[3*NumPorts + p]) cm[sl_c[(3*NumPorts + p)*CIW +: CIW]] <= sl_w[3*NumPorts + p];
+        end
+        if (sl_v[4*NumPorts]) cm[sl_c[(4*NumPorts)*CIW +: CIW]] <= sl_w[4*NumPorts];
+        if (sl_v[4*NumPorts + 1]) cm[sl_c[(4*NumPorts + 1)*CIW +: CIW]] <= sl_w[4*NumPorts + 1];
       end
     end
     // out_bytes: + P of a NEW or MIGRATE job, - P of the walker's descriptor
@@ -824,16 +950,27 @@ module sue_tx #(
 
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
-        npsn_q <= '0; ack_q <= '0; free_q <= '0; rtxpsn_q <= '0; owepsn_q <= '0;
-        migpsn_q <= '0; fapsn_q <= '0; rtxact_q <= '0; fodue_q <= '0; foans_q <= '0;
-        owe_q <= '0; fost_q <= '0; ob_q <= '0; crc_q <= '0; rank_q <= '0; owen_q <= '0;
+        ob_q <= '0; crc_q <= '0; rank_q <= '0;
       end else begin
-        npsn_q <= npsn_d; ack_q <= ack_d; free_q <= free_d; rtxpsn_q <= rtxpsn_d; owepsn_q <= owepsn_d;
-        migpsn_q <= migpsn_d; fapsn_q <= fapsn_d; rtxact_q <= rtxact_d;
-        fodue_q <= fodue_d; foans_q <= foans_d; owe_q <= owe_d;
-        fost_q <= fost_d; ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d; owen_q <= owen_d;
+        ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d;
       end
     end
+    // the bitmaps (reset a word at a time: see the per-queue registers)
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        for (int w = 0; w < NVW; w++) begin
+          cmv_q[w*WW +: WW] <= '0; rtxact_q[w*WW +: WW] <= '0; fodue_q[w*WW +: WW] <= '0; foans_q[w*WW +: WW] <= '0;
+          oa_q[w*WW +: WW] <= '0; on_q[w*WW +: WW] <= '0; fw_q[w*WW +: WW] <= '0; fm_q[w*WW +: WW] <= '0;
+          bsy_q[w*WW +: WW] <= '0; unf_q[w*WW +: WW] <= '0; wfl_q[w*WW +: WW] <= '0; cnth_q[w*WW +: WW] <= '0;
+          adue_q[w*WW +: WW] <= '0;
+        end
+      end else begin
+        cmv_q <= cmv_d; rtxact_q <= rtxact_d; fodue_q <= fodue_d; foans_q <= foans_d; oa_q <= oa_d; on_q <= on_d;
+        fw_q <= fw_d; fm_q <= fm_d; bsy_q <= bsy_d; unf_q <= unf_d; wfl_q <= wfl_d; cnth_q <= cnth_d;
+        adue_q <= adue_d;
+      end
+    end
+
     // ------------------------------------------------------------ ACK-delay lists (exact ACK age)
     // An owed ACK is due (step 4, ACK-only) from the edge its age reaches cfg_ack_delay: age = edges since
     // owe left NONE (step 1). The delay is a constant, so the connections whose owe left NONE are due in
@@ -860,8 +997,7 @@ module sue_tx #(
       w_unx_a = '0; w_unx_v = '0; w_upv_a = '0; w_upv_v = '0; w_anx_a = '0; w_app_a = '0; w_app_pv = '0;
       // the job's piggyback sends the owed ACK of pb_c (owe leaves ACK/NACK for NONE)
       al_u   = pb_c;
-      al_ugo = pb_any && owe_q[32'(pb_c)*2 +: 2] != sue_pkg::OweNone && owe_d[32'(pb_c)*2 +: 2] == sue_pkg::OweNone &&
-               !adue_q[pb_c] && ack_delay_q != '0;
+      al_ugo = pb_any && (oa_q[pb_c] || on_q[pb_c]) && !oa_d[pb_c] && !on_d[pb_c] && !adue_q[pb_c] && ack_delay_q != '0;
       for (int p = 0; p < NumPorts; p++) begin
         al_hd = alh_q[p*CIW +: CIW];
         al_tl = alt_q[p*CIW +: CIW];
@@ -897,7 +1033,7 @@ module sue_tx #(
         // 3. append the connection whose owe leaves NONE at this edge (port p's feedback); delay 0: due now
         al_a   = CIW'((32'(p)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 + 32'(fb_vc_i[p*2 +: 2]));
         al_app = fb_valid_i[p] && live[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus &&
-                 owe_q[32'(al_a)*2 +: 2] == sue_pkg::OweNone && owe_d[32'(al_a)*2 +: 2] != sue_pkg::OweNone;
+                 !oa_q[al_a] && !on_q[al_a] && (oa_d[al_a] || on_d[al_a]);
         if (al_app && ack_delay_q == '0) adue_d[al_a] = 1'b1;
         if (al_app && ack_delay_q != '0) begin
           if (al_n == '0) begin
@@ -916,13 +1052,13 @@ module sue_tx #(
         aln_d[p*(CIW+1) +: CIW+1] = al_n;
       end
       // nothing is due without an owed ACK (the piggyback or a port death cleared owe)
-      for (int c = 0; c < NC; c++) if (owe_d[c*2 +: 2] == sue_pkg::OweNone) adue_d[c] = 1'b0;
+      adue_d = adue_d & (oa_d | on_d);
     end
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
-        now_q <= '0; adue_q <= '0; alh_q <= '0; alt_q <= '0; aln_q <= '0;
+        now_q <= '0; alh_q <= '0; alt_q <= '0; aln_q <= '0;
       end else begin
-        now_q <= now_q + 25'd1; adue_q <= adue_d; alh_q <= alh_d; alt_q <= alt_d; aln_q <= aln_d;
+        now_q <= now_q + 25'd1; alh_q <= alh_d; alt_q <= alt_d; aln_q <= aln_d;
       end
     end
     // the list memories: per port at most two next writes (unlink, then append: the append wins at the
@@ -990,8 +1126,8 @@ module sue_tx #(
         // append, in order
         rl_cand = {rl_jc, rl_u, rlh_q[p*CIW +: CIW]};
         rl_cv[0] = rl_fire[p];
-        rl_cv[1] = rl_rst[p] && ack_d[32'(rl_u)*16 +: 16] != npsn_d[32'(rl_u)*16 +: 16];
-        rl_cv[2] = rl_jgo && 32'(rl_jc) / NPC == p && ack_q[32'(rl_jc)*16 +: 16] == npsn_q[32'(rl_jc)*16 +: 16];
+        rl_cv[1] = rl_rst[p] && sl_bsy[p];   // the F slot of p: still unacknowledged after this edge
+        rl_cv[2] = rl_jgo && 32'(rl_jc) / NPC == p && !bsy_q[rl_jc];
         for (int k = 0; k < 3; k++) begin
           if (live[p] && rl_cv[k]) begin
             if (rl_n == '0) begin
@@ -1091,7 +1227,7 @@ module sue_tx #(
       for (int p = 0; p < NumPorts; p++) begin
         al_cnt[p] = '0;
         for (int k = 0; k < NPC; k++)
-          if (owe_q[(p*NPC + k)*2 +: 2] != sue_pkg::OweNone && !adue_q[p*NPC + k] && ack_delay_q != '0 && !dead_q[p])
+          if ((oa_q[p*NPC + k] || on_q[p*NPC + k]) && !adue_q[p*NPC + k] && ack_delay_q != '0 && !dead_q[p])
             al_cnt[p] = al_cnt[p] + 1'b1;
       end
     end
@@ -1101,7 +1237,7 @@ module sue_tx #(
       for (int p = 0; p < NumPorts; p++) begin
         rl_cnt[p] = '0;
         for (int k = 0; k < NPC; k++)
-          if (ack_q[(p*NPC + k)*16 +: 16] != npsn_q[(p*NPC + k)*16 +: 16] && !dead_q[p]) rl_cnt[p] = rl_cnt[p] + 1'b1;
+          if (bsy_q[p*NPC + k] && !dead_q[p]) rl_cnt[p] = rl_cnt[p] + 1'b1;
       end
     end
     always_ff @(posedge clk_i) begin
@@ -1132,44 +1268,55 @@ module sue_tx #(
       end
     end
 
-    // observability: the debug read port of the connections
+    // observability: the debug read port of the connections (a read of cm and the flags)
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [CMW-1:0] dbg_w;              // (owe_n read by the SUE_ASSERT check only)
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [2:0]     dbg_st;
     always_comb begin
       dbg_npsn_o     = '0;
       dbg_ack_psn_o  = '0;
       dbg_inflight_o = '0;
       dbg_state_o    = '0;
+      dbg_w          = (32'(dbg_conn_i) < NC && cmv_q[dbg_conn_i]) ? cm[dbg_conn_i] : '0;
+      dbg_st         = fw_q[dbg_conn_i] ? sue_pkg::StWait : (fm_q[dbg_conn_i] ? sue_pkg::StMig :
+                       (dead_q[32'(dbg_conn_i) / NPC % NumPorts] ? sue_pkg::StRetired : sue_pkg::StLive));
       if (32'(dbg_conn_i) < NC) begin
-        dbg_npsn_o     = npsn_q[32'(dbg_conn_i)*16 +: 16];
-        dbg_ack_psn_o  = ack_q[32'(dbg_conn_i)*16 +: 16];
-        dbg_inflight_o = IW'(npsn_q[32'(dbg_conn_i)*16 +: 16] - free_q[32'(dbg_conn_i)*16 +: 16]);
-        dbg_state_o    = (fost_q[32'(dbg_conn_i)*3 +: 3] != sue_pkg::StLive) ? fost_q[32'(dbg_conn_i)*3 +: 3] :
-                                                                              {2'b00, rtxact_q[dbg_conn_i]};
+        dbg_npsn_o     = dbg_w[119:104];
+        dbg_ack_psn_o  = dbg_w[103:88];
+        dbg_inflight_o = IW'(dbg_w[119:104] - dbg_w[87:72]);
+        dbg_state_o    = (dbg_st != sue_pkg::StLive) ? dbg_st : {2'b00, rtxact_q[dbg_conn_i]};
       end
     end
     assign out_bytes_o = ob_q;
 
 `ifndef SYNTHESIS
 `ifdef SUE_ASSERT
-    logic [NC*16-1:0] a_fa, a_fn;
-    always_comb begin
-      for (int c = 0; c < NC; c++) begin
-        a_fa[c*16 +: 16] = ack_q[c*16 +: 16] - free_q[c*16 +: 16];
-        a_fn[c*16 +: 16] = npsn_q[c*16 +: 16] - free_q[c*16 +: 16];
-      end
-    end
     always_ff @(posedge clk_i) begin
       if (rst_ni) begin
-        for (int c = 0; c < NC; c++) begin
-          assert (a_fa[c*16 +: 16] <= a_fn[c*16 +: 16] && a_fn[c*16 +: 16] <= 16'(Window))
-            else $error("sue_tx: connection %0d: free_psn %0d, ack_psn %0d, npsn %0d out of order or beyond Window",
-                        c, free_q[c*16 +: 16], ack_q[c*16 +: 16], npsn_q[c*16 +: 16]);
+        // every connection written: free_psn <= ack_psn <= npsn within Window (no other one changes)
+        for (int k = 0; k < NS; k++) begin
+          if (sl_v[k]) begin
+            assert (sl_w[k][103:88] - sl_w[k][87:72] <= sl_w[k][119:104] - sl_w[k][87:72] &&
+                    sl_w[k][119:104] - sl_w[k][87:72] <= 16'(Window))
+              else $error("sue_tx: connection %0d: free_psn %0d, ack_psn %0d, npsn %0d out of order or beyond Window",
+                          sl_c[k*CIW +: CIW], sl_w[k][87:72], sl_w[k][103:88], sl_w[k][119:104]);
+          end
+        end
+        // the flags of the connection on the debug port agree with its word
+        if (32'(dbg_conn_i) < NC) begin
+          assert (bsy_q[dbg_conn_i] == (dbg_w[103:88] != dbg_w[119:104]) && unf_q[dbg_conn_i] == (dbg_w[87:72] != dbg_w[103:88]) &&
+                  wfl_q[dbg_conn_i] == (dbg_w[119:104] - dbg_w[87:72] >= 16'(Window)) &&
+                  cnth_q[dbg_conn_i] == (ack_count_q != '0 && dbg_w[7:0] >= ack_count_q) && !(oa_q[dbg_conn_i] && on_q[dbg_conn_i]) &&
+                  !(fw_q[dbg_conn_i] && fm_q[dbg_conn_i]))
+            else $error("sue_tx: connection %0d: flags disagree with the connection memory", dbg_conn_i);
         end
         if (new_go) begin
-          assert (npsn_q[new_c*16 +: 16] - free_q[new_c*16 +: 16] < 16'(Window))
+          assert (rj2[119:104] - rj2[87:72] < 16'(Window))
             else $error("sue_tx: NEW descriptor written over a held one (connection %0d)", new_c);
         end
         if (job_go && !new_go && s_kind == KMig) begin
-          assert (npsn_q[s_c2*16 +: 16] - free_q[s_c2*16 +: 16] < 16'(Window))
+          assert (rj2[119:104] - rj2[87:72] < 16'(Window))
             else $error("sue_tx: MIGRATE descriptor written over a held one (connection %0d)", s_c2);
         end
         for (int p = 0; p < NumPorts; p++) begin
@@ -1183,7 +1330,9 @@ module sue_tx #(
 `endif
 `endif
   end else begin : g_lite
-    assign cwin      = '0;
+    always_comb begin
+      for (int c = 0; c < NC; c++) cwin[c] = 1'b0;   // (no '0: an NC-bit replication beyond 8k bits)
+    end
     assign blocked   = '0;
     assign ob_cur    = '0;
     assign crc_cur   = '0;
@@ -1729,7 +1878,13 @@ module sue_tx #(
       hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
       ack_count_q <= cfg_ack_count_i;
       fo_retry_q <= cfg_fo_retry_i;
-      crd_q <= '0; send_q <= '0; tail_q <= '0; held_q <= '0; hrem_q <= '0; hd_q <= '0; lst_q <= '0; hpdu_q <= '0;
+      // per queue (a loop of part-selects: a single '0 of NQ*PW bits is a replication Verilator refuses
+      // beyond 8k bits, at 1,024 XPUs)
+      for (int q = 0; q < NQ; q++) begin
+        crd_q[q*PW +: PW] <= '0; send_q[q*PW +: PW] <= '0; tail_q[q*PW +: PW] <= '0; held_q[q*PW +: PW] <= '0;
+        hrem_q[q*PW +: PW] <= '0; hd_q[q*QB +: QB] <= '0; lst_q[q*QB +: QB] <= '0; hpdu_q[q*QB +: QB] <= '0;
+        credit_q[q*2 +: 2] <= '0;
+      end
       fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0;
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
       in_slot_q <= '0; in_dlen_q <= '0;
@@ -1737,7 +1892,7 @@ module sue_tx #(
       japsn_q <= '0; jrsvd_q <= '0; acc_q <= '0; accn_q <= '0; ph_q <= '0; bk_q <= '0; bs_q <= '0; bj_q <= '0; fbeat_q <= '0;
       eofh_q <= '0;
       mv_q <= '0; msof_q <= '0; meof_q <= '0; mdata_q <= '0; mnb_q <= '0;
-      wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0; credit_q <= '0;
+      wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0;
       e_cmd_q <= 1'b0; e_dest_q <= 1'b0; e_ovf_q <= 1'b0; e_nop_q <= 1'b0; cnt_q <= '0;
     end else begin
       crd_q <= crd_d; send_q <= send_d; tail_q <= tail_d; held_q <= held_d; hrem_q <= hrem_d; hd_q <= hd_d;
@@ -1831,7 +1986,7 @@ module sue_tx #(
   c_pool_full: cover property (@(posedge clk_i) disable iff (!rst_ni) c2_room == '0);
   generate
     if (Profile == 0) begin : g_cov
-      c_window_full:  cover property (@(posedge clk_i) disable iff (!rst_ni) |(~cwin & ~g_sue.rtxact_q));
+      c_window_full:  cover property (@(posedge clk_i) disable iff (!rst_ni) |(g_sue.wfl_q & ~g_sue.rtxact_q));
       c_nack_sent:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxNackSent] != '0);
       c_nack_rcvd:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxNackRcvd] != '0);
       c_go_back_n:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxGbn] != '0);

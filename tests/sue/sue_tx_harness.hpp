@@ -594,9 +594,10 @@ class Harness {
       found = i < npe_ && i != cfg_.own_xpuid;
       if (!found) return failf("Lite frame to an XPU that is not a peer (own id or >= NumXpus)");
     } else {
-      i = f.afh2.entropy / 4;
-      if (f.afh2.entropy % 4 != v || i >= npe_) return failf("entropy != peer*4+vc");
-      if (f.afh2.dst_xpu != i || i == cfg_.own_xpuid) failf("dst_xpu != the entropy's peer, or the own id");
+      // the entropy is the low 8 bits of peer*4+vc (AFH Gen2 12-byte: one byte; peers >= 64 wrap)
+      i = f.afh2.dst_xpu;
+      if (i >= npe_ || i == cfg_.own_xpuid) return failf("dst_xpu is not a peer (own id or >= NumXpus)");
+      if (f.afh2.entropy != ((i * 4 + v) & 0xffu)) return failf("entropy != low 8 bits of peer*4+vc");
       if (f.afh2.hop_count != cfg_.hop_count) failf("hop_count");
       const auto& rh = f.rh;
       if (rh.ver != 0 || rh.rsv != 0 || rh.xpuid != cfg_.own_xpuid || rh.vc != v || rh.partition != cfg_.partition)

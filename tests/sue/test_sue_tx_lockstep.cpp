@@ -243,6 +243,22 @@ TEST(SueTxLockstep, S4PoolListsGoBackNAndMigrate) {
   EXPECT_GT(r.st.window_full_cycles, 0u);  // the 64-PDU window fills too
 }
 
+// sue_tx at the spec's scale (variant x1024: 1,024 XPUs, 4 ports, 16,384 connections in the connection
+// memory, DataW 1024): commands to random XPUs of all 1,024, lossy feedback, RTOs, port deaths and
+// failover, resets with new random configurations; RTL = twin every cycle and every SUE_ASSERT check
+// (the RTO and ACK-delay lists, the flags against the memory on the debug port) holds.
+TEST(SueTxLockstep, X1024) {
+  auto c = faults(81);
+  c.cycles = 40000;
+  c.p_death = 0.0001;
+  auto r = run_lockstep("x1024", c);
+  EXPECT_EQ(r.fail, "");
+  EXPECT_GT(r.st.new_pdus, 500u);
+  EXPECT_GT(r.st.rtx_pdus, 10u);
+  EXPECT_GT(r.st.ack_only, 10u);
+  EXPECT_GT(r.st.deaths, 0u);
+}
+
 // The retransmit store full (cover point c_pool_full): a pool of 256 slots, 128 of them for sent
 // commands (QDepth 8 x 16 queues reserved for the credited ones), long and lossy feedback, so the
 // unacknowledged commands reach the limit and NEW PDUs wait for frees; RTL and twin agree throughout.
