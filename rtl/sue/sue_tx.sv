@@ -896,6 +896,17 @@ module sue_tx #(
         end
       end
     end
+`ifndef SYNTHESIS
+    // two valid slots on one connection at this edge (e.g. feedback and the job's piggyback, a walker and
+    // an ACK): both compute the same word (cover point c_slot_shared)
+    logic sl_shared;
+    always_comb begin
+      sl_shared = 1'b0;
+      for (int k = 0; k < NS; k++)
+        for (int j = 0; j < NS; j++)
+          if (j > k && sl_v[k] && sl_v[j] && sl_c[k*CIW +: CIW] == sl_c[j*CIW +: CIW]) sl_shared = 1'b1;
+    end
+`endif
     // the connection memory: one write per valid slot (slots on one connection write the same word)
     always_ff @(posedge clk_i) begin
       if (rst_ni) begin
@@ -1992,6 +2003,7 @@ module sue_tx #(
       c_go_back_n:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxGbn] != '0);
       c_rto:          cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxRto] != '0);
       c_rto_late:     cover property (@(posedge clk_i) disable iff (!rst_ni) |(g_sue.rl_fire & g_sue.rl_late));
+      c_slot_shared:  cover property (@(posedge clk_i) disable iff (!rst_ni) g_sue.sl_shared);
       c_pdu_resent:   cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxPdusRtx] != '0);
       c_ack_only:     cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxAckOnly] != '0);
       c_port_dies:    cover property (@(posedge clk_i) disable iff (!rst_ni) |dies);
