@@ -633,6 +633,13 @@ module sue_tx #(
     logic [CMW-1:0]    sl_r [NS];     // cm reads
     logic [CMW-1:0]    sl_w [NS];     // cm writes
     logic [NS-1:0]     sl_rtx, sl_fodue, sl_foans, sl_oa, sl_on, sl_fw, sl_fm, sl_bsy, sl_unf, sl_wfl, sl_cnth;
+    // flags read at the slots: F, R and W name a connection of their own port, so they read within that
+    // port's bank of each bitmap (an NPC-way choice instead of an NC-way one)
+    logic [NS-1:0]     rf_on, rf_oa, rf_rtx, rf_fw, rf_fm, rf_fodue, rf_foans, rf_cmv;
+    logic [NPC-1:0]    bk_on, bk_oa, bk_rtx, bk_fw, bk_fm, bk_fodue, bk_foans, bk_cmv;
+    localparam int LCW = (NPC > 1) ? $clog2(NPC) : 1;
+    int                rb;
+    logic [LCW-1:0]    lc;
     logic [1:0]  e_owe, e_rop, e_fo;
     logic [15:0] e_rapsn, e_o, e_d, e_a;
     logic        owe_w, rtx_w, prog, gbn1, fans_w, fo_acked, fire;
@@ -680,12 +687,25 @@ module sue_tx #(
       sl_v[4*NumPorts]                  = job_go && !new_go;
       sl_c[(4*NumPorts + 1)*CIW +: CIW] = j2_c;
       sl_v[4*NumPorts + 1]              = new_go || (job_go && s_kind == KMig);
-      for (int k = 0; k < 4*NumPorts; k++) begin
+      rb = 0; lc = '0;
+      bk_on = '0; bk_oa = '0; bk_rtx = '0; bk_fw = '0; bk_fm = '0; bk_fodue = '0; bk_foans = '0; bk_cmv = '0;
+      for (int k = 0; k < NS; k++) begin
         c = sl_c[k*CIW +: CIW];
-        sl_r[k] = (32'(c) < NC && cmv_q[c]) ? cm[c] : '0;
+        if (k < NumPorts || (k >= 2*NumPorts && k < 4*NumPorts)) begin
+          rb = k % NumPorts;
+          lc = LCW'(32'(c) % NPC);
+          bk_on = on_q[rb*NPC +: NPC]; bk_oa = oa_q[rb*NPC +: NPC]; bk_rtx = rtxact_q[rb*NPC +: NPC];
+          bk_fw = fw_q[rb*NPC +: NPC]; bk_fm = fm_q[rb*NPC +: NPC]; bk_fodue = fodue_q[rb*NPC +: NPC];
+          bk_foans = foans_q[rb*NPC +: NPC]; bk_cmv = cmv_q[rb*NPC +: NPC];
+          rf_on[k] = bk_on[lc]; rf_oa[k] = bk_oa[lc]; rf_rtx[k] = bk_rtx[lc]; rf_fw[k] = bk_fw[lc];
+          rf_fm[k] = bk_fm[lc]; rf_fodue[k] = bk_fodue[lc]; rf_foans[k] = bk_foans[lc]; rf_cmv[k] = bk_cmv[lc];
+        end else begin
+          rf_on[k] = on_q[c]; rf_oa[k] = oa_q[c]; rf_rtx[k] = rtxact_q[c]; rf_fw[k] = fw_q[c]; rf_fm[k] = fm_q[c];
+          rf_fodue[k] = fodue_q[c]; rf_foans[k] = foans_q[c]; rf_cmv[k] = cmv_q[c];
+        end
+        if (k < 4*NumPorts) sl_r[k] = (32'(c) < NC && rf_cmv[k]) ? cm[c] : '0;
+        else sl_r[k] = (k == 4*NumPorts) ? rj : rj2;
       end
-      sl_r[4*NumPorts]     = rj;
-      sl_r[4*NumPorts + 1] = rj2;
       for (int p = 0; p < NumPorts; p++) begin
         wk_desc[p] = desc_q[32'(wk_c[p*CIW +: CIW])*Window + widx(sl_r[3*NumPorts + p][87:72])];
         wk_q[p*QIW +: QIW]    = QIW'(32'(wk_c[p*CIW +: CIW]) % NPC);
@@ -713,11 +733,11 @@ module sue_tx #(
         q_rtxpsn = sl_r[k][71:56];
         q_migpsn = sl_r[k][39:24];
         q_owen   = sl_r[k][7:0];
-        q_owe    = {on_q[c], oa_q[c]};
-        q_rtxact = rtxact_q[c];
-        q_fst    = fw_q[c] ? sue_pkg::StWait : (fm_q[c] ? sue_pkg::StMig : (dead_q[pc] ? sue_pkg::StRetired : sue_pkg::StLive));
+        q_owe    = {rf_on[k], rf_oa[k]};
+        q_rtxact = rf_rtx[k];
+        q_fst    = rf_fw[k] ? sue_pkg::StWait : (rf_fm[k] ? sue_pkg::StMig : (dead_q[pc] ? sue_pkg::StRetired : sue_pkg::StLive));
         {x_npsn, x_ack, x_free, x_rtxpsn, x_owepsn, x_migpsn, x_fapsn, x_owen} = sl_r[k];
-        x_owe = q_owe; x_rtxact = q_rtxact; x_fst = q_fst; x_fodue = fodue_q[c]; x_foans = foans_q[c];
+        x_owe = q_owe; x_rtxact = q_rtxact; x_fst = q_fst; x_fodue = rf_fodue[k]; x_foans = rf_foans[k];
         owe_w = 1'b0; rtx_w = 1'b0; prog = 1'b0; gbn1 = 1'b0; fans_w = 1'b0; fo_acked = 1'b0; fire = 1'b0;
         e_owe = '0; e_rop = '0; e_rapsn = '0; e_o = '0; e_d = '0; e_a = '0; e_fo = '0;
         // 1. feedback: the normal events of port p(c)
@@ -863,10 +883,71 @@ module sue_tx #(
         end
       end
     end
-    // the flags: the slots' results, port death and the failover-retry pop as bitmap operations
+    // the flags: port death and the failover-retry pop as bitmap operations, then the slots' results. A
+    // slot's connection is one-hot decoded (word x bit); each bitmap takes the results of the slots whose
+    // own event can change it (any other slot on the same connection computes the same value):
+    //   rtx_act F R J | fo_due J | fo_ans O J | owe F J J2 | WAIT, MIGRATE O J | busy F O J2 |
+    //   unfreed F O W | window full W J2 | count reached F | valid bit: every slot
+    logic [NVW-1:0] dh [NS];
+    logic [WW-1:0]  dl [NS];
+    logic [NCW-1:0] dk [NS];
+    logic [NCW-1:0] h_cmv, h_rtx, s_rtx, h_fodue, s_fodue, h_foans, s_foans, h_owe, s_oa, s_on, h_fst, s_fw, s_fm,
+                    h_bsy, s_bsy, h_unf, s_unf, h_wfl, s_wfl, h_cnth, s_cnth;
+    function automatic logic wr(input int k, input logic f, input logic o, input logic r, input logic w,
+                                input logic j, input logic j2);
+      // does slot k's kind (F, O, R, W per port, J, J2) write this bitmap?
+      if (k < NumPorts) wr = f;
+      else if (k < 2*NumPorts) wr = o;
+      else if (k < 3*NumPorts) wr = r;
+      else if (k < 4*NumPorts) wr = w;
+      else if (k == 4*NumPorts) wr = j;
+      else wr = j2;
+    endfunction
     always_comb begin
-      cmv_d = cmv_q; rtxact_d = rtxact_q; fodue_d = fodue_q; foans_d = foans_q; oa_d = oa_q; on_d = on_q;
-      fw_d = fw_q; fm_d = fm_q; bsy_d = bsy_q; unf_d = unf_q; wfl_d = wfl_q; cnth_d = cnth_q;
+      for (int k = 0; k < NS; k++) begin
+        for (int w = 0; w < NVW; w++) dh[k][w] = sl_v[k] && 32'(sl_c[k*CIW +: CIW]) / WW == w;
+        for (int b = 0; b < WW; b++) dl[k][b] = 32'(sl_c[k*CIW +: CIW]) % WW == b;
+        for (int w = 0; w < NVW; w++) dk[k][w*WW +: WW] = dl[k] & {WW{dh[k][w]}};
+      end
+      for (int w = 0; w < NVW; w++) begin   // (a word at a time: no NCW-bit replication)
+        h_cmv[w*WW +: WW] = '0; h_rtx[w*WW +: WW] = '0; s_rtx[w*WW +: WW] = '0; h_fodue[w*WW +: WW] = '0;
+        s_fodue[w*WW +: WW] = '0; h_foans[w*WW +: WW] = '0; s_foans[w*WW +: WW] = '0; h_owe[w*WW +: WW] = '0;
+        s_oa[w*WW +: WW] = '0; s_on[w*WW +: WW] = '0; h_fst[w*WW +: WW] = '0; s_fw[w*WW +: WW] = '0;
+        s_fm[w*WW +: WW] = '0; h_bsy[w*WW +: WW] = '0; s_bsy[w*WW +: WW] = '0; h_unf[w*WW +: WW] = '0;
+        s_unf[w*WW +: WW] = '0; h_wfl[w*WW +: WW] = '0; s_wfl[w*WW +: WW] = '0; h_cnth[w*WW +: WW] = '0;
+        s_cnth[w*WW +: WW] = '0;
+      end
+      for (int k = 0; k < NS; k++) begin
+        h_cmv = h_cmv | dk[k];
+        if (wr(k, 1, 0, 1, 0, 1, 0)) begin
+          h_rtx = h_rtx | dk[k]; if (sl_rtx[k]) s_rtx = s_rtx | dk[k];
+        end
+        if (wr(k, 0, 0, 0, 0, 1, 0)) begin
+          h_fodue = h_fodue | dk[k]; if (sl_fodue[k]) s_fodue = s_fodue | dk[k];
+        end
+        if (wr(k, 0, 1, 0, 0, 1, 0)) begin
+          h_foans = h_foans | dk[k]; if (sl_foans[k]) s_foans = s_foans | dk[k];
+        end
+        if (wr(k, 1, 0, 0, 0, 1, 1)) begin
+          h_owe = h_owe | dk[k]; if (sl_oa[k]) s_oa = s_oa | dk[k]; if (sl_on[k]) s_on = s_on | dk[k];
+        end
+        if (wr(k, 0, 1, 0, 0, 1, 0)) begin
+          h_fst = h_fst | dk[k]; if (sl_fw[k]) s_fw = s_fw | dk[k]; if (sl_fm[k]) s_fm = s_fm | dk[k];
+        end
+        if (wr(k, 1, 1, 0, 0, 0, 1)) begin
+          h_bsy = h_bsy | dk[k]; if (sl_bsy[k]) s_bsy = s_bsy | dk[k];
+        end
+        if (wr(k, 1, 1, 0, 1, 0, 0)) begin
+          h_unf = h_unf | dk[k]; if (sl_unf[k]) s_unf = s_unf | dk[k];
+        end
+        if (wr(k, 0, 0, 0, 1, 0, 1)) begin
+          h_wfl = h_wfl | dk[k]; if (sl_wfl[k]) s_wfl = s_wfl | dk[k];
+        end
+        if (wr(k, 1, 0, 0, 0, 0, 0)) begin
+          h_cnth = h_cnth | dk[k]; if (sl_cnth[k]) s_cnth = s_cnth | dk[k];
+        end
+      end
+      rtxact_d = rtxact_q; fodue_d = fodue_q; oa_d = oa_q; on_d = on_q; fw_d = fw_q;
       for (int p = 0; p < NumPorts; p++) begin
         if (dies[p]) begin
           // every connection of p: owe = NONE, rtx_act = 0; WAIT (fo_due) with PDUs unacknowledged, else
@@ -879,22 +960,18 @@ module sue_tx #(
         end
       end
       if (fo_pop && fw_q[fo_pop_c]) fodue_d[fo_pop_c] = 1'b1;
-      for (int k = 0; k < NS; k++) begin
-        if (sl_v[k]) begin
-          cmv_d[sl_c[k*CIW +: CIW]]    = 1'b1;
-          rtxact_d[sl_c[k*CIW +: CIW]] = sl_rtx[k];
-          fodue_d[sl_c[k*CIW +: CIW]]  = sl_fodue[k];
-          foans_d[sl_c[k*CIW +: CIW]]  = sl_foans[k];
-          oa_d[sl_c[k*CIW +: CIW]]     = sl_oa[k];
-          on_d[sl_c[k*CIW +: CIW]]     = sl_on[k];
-          fw_d[sl_c[k*CIW +: CIW]]     = sl_fw[k];
-          fm_d[sl_c[k*CIW +: CIW]]     = sl_fm[k];
-          bsy_d[sl_c[k*CIW +: CIW]]    = sl_bsy[k];
-          unf_d[sl_c[k*CIW +: CIW]]    = sl_unf[k];
-          wfl_d[sl_c[k*CIW +: CIW]]    = sl_wfl[k];
-          cnth_d[sl_c[k*CIW +: CIW]]   = sl_cnth[k];
-        end
-      end
+      cmv_d    = cmv_q | h_cmv;
+      rtxact_d = (rtxact_d & ~h_rtx) | s_rtx;
+      fodue_d  = (fodue_d & ~h_fodue) | s_fodue;
+      foans_d  = (foans_q & ~h_foans) | s_foans;
+      oa_d     = (oa_d & ~h_owe) | s_oa;
+      on_d     = (on_d & ~h_owe) | s_on;
+      fw_d     = (fw_d & ~h_fst) | s_fw;
+      fm_d     = (fm_q & ~h_fst) | s_fm;
+      bsy_d    = (bsy_q & ~h_bsy) | s_bsy;
+      unf_d    = (unf_q & ~h_unf) | s_unf;
+      wfl_d    = (wfl_q & ~h_wfl) | s_wfl;
+      cnth_d   = (cnth_q & ~h_cnth) | s_cnth;
     end
 `ifndef SYNTHESIS
     // two valid slots on one connection at this edge (e.g. feedback and the job's piggyback, a walker and
