@@ -145,7 +145,6 @@ module sue_tx #(
   localparam int QIW     = $clog2(NQ);                     // queue index bits
   localparam int NPC     = NumXpus * 4;                    // connections per port
   localparam int PIW     = $clog2(NumXpus);                // peer (= XPU id) index bits
-  localparam int PIW1    = PIW + 1;
   localparam int HB      = (Profile == sue_pkg::ProfSue) ? sue_pkg::HdrSue : sue_pkg::HdrLite;        // H
   localparam int PackLim = (Profile == sue_pkg::ProfSue) ? sue_pkg::PackLimSue : sue_pkg::PackLimLite;
   localparam int FrLen   = (Profile == 0) ? (HB + 8 + MaxPack + 4) : (HB + MaxPack);
@@ -270,6 +269,7 @@ module sue_tx #(
   logic [4*PIW-1:0]        rr_q, rr_d;              // rr_peer[v], PIW b each
   // ports
   logic [NumPorts-1:0]     dead_q, dead_d;
+  logic [NQ-1:0]           qne_q, qne_d;           // queue q holds unsent commands (send != tail)
   // outputs
   logic [NQ*2-1:0]         credit_q, credit_d;
   logic                    e_cmd_q, e_cmd_d, e_dest_q, e_dest_d, e_ovf_q, e_ovf_d, e_nop_q, e_nop_d;
@@ -287,7 +287,6 @@ module sue_tx #(
   logic [NumPorts*24-1:0]  ob_cur;      // out_bytes_q
   // C2
   logic [NQ-1:0]           psel_ok;
-  logic [NQ*2-1:0]         psel_port;
   logic                    new_hit;
   logic [1:0]              new_v, new_t;
   logic [PIW-1:0]          new_i;
@@ -362,74 +361,110 @@ module sue_tx #(
     h = own_q[1:0] + 2'(q/4) + 2'(q%4);
     pin_base = h & 2'(NumPorts - 1);
   endfunction
-  logic [NumPorts-1:0] c2_cand;
-  logic                c2_found;
-  logic [1:0]          c2_best;
-  logic [23:0]         c2_bestb;
-  logic [NQ-1:0]       startable;
+  // Find-first over bitmaps (the lowest set bit; 0 when none), a binary search of log2(width) steps: the
+  // scans below are vector operations, not loops over every queue or connection (yosys' frontend unrolls
+  // such loops statement by statement, which does not finish at 1,024 XPUs).
+  localparam int NQW = 1 << QIW;                   // queue bitmap width (>= NQ)
+  function automatic logic [QIW-1:0] ffq(input logic [NQW-1:0] x);
+    logic [NQW-1:0] fv, fl;
+    fv  = x;
+    ffq = '0;
+    for (int l = QIW - 1; l >= 0; l--) begin
+      fl = fv & ((NQW'(1) << (1 << l)) - NQW'(1));
+      if (!(|fl)) begin
+        ffq[l] = 1'b1;
+        fv = fv >> (1 << l);
+      end else begin
+        fv = fl;
+      end
+    end
+    if (!(|x)) ffq = '0;
+  endfunction
+  // port_sel (docs/sue.md step 4) of queue q, for the two queues that use it (NEW's, MIGRATE's target):
+  // strict: the first live port from pin_base(q); unordered: the candidate port with the fewest out_bytes
+  // (ties to the lowest; Lite: the lowest candidate)
+  function automatic logic [1:0] pport(input logic [QIW-1:0] q);
+    logic       pf;
+    logic [23:0] pb;
+    logic       pc;
+    pport = '0;
+    pf    = 1'b0;
+    pb    = '0;
+    if (strict_q) begin
+      for (int k = NumPorts - 1; k >= 0; k--) begin
+        if (live[(32'(pin_base(32'(q))) + k) % NumPorts]) pport = 2'((32'(pin_base(32'(q))) + k) % NumPorts);
+      end
+    end else begin
+      for (int p = 0; p < NumPorts; p++) begin
+        pc = okpv[p*4 + 32'(q[1:0])] && ((Profile == 1) || cwin[p*NPC + 32'(q)]);
+        if (pc && (!pf || ((Profile == 0) && (ob_cur[p*24 +: 24] < pb)))) begin
+          pf    = 1'b1;
+          pport = 2'(p);
+          pb    = ob_cur[p*24 +: 24];
+        end
+      end
+    end
+  endfunction
+  logic [NQ-1:0]       c2_cand [NumPorts];   // q may start on port p: credit and (SUE) window
+  logic [NQ-1:0]       c2_ks [4];            // queues with (peer + v) mod NumPorts == s
+  logic [NQ-1:0]       c2_kv [4];            // queues of VC v
+  logic [15:0]         c2_pat;
+  logic [3:0]          c2_any;
+  logic [1:0]          c2_t;
+  logic [NQ-1:0]       startable, c2_x;
+  logic [NQW-1:0]      c2_ge;
+  logic [QIW-1:0]      c2_pick;
   logic [1:0]          c2_v, c2_vk;
-  logic [PIW:0]        c2_i;
   logic                c2_stop;
   logic [15:0]         c2_sum;
   logic [11:0]         c2_dl;
   logic [PW-1:0]       c2_avail, c2_room;
   always_comb begin
-    psel_ok   = '0;
-    psel_port = '0;
-    startable = '0;
+    c2_t = '0; c2_pat = '0; c2_any = '0; c2_vk = '0;
     // pool room: the sent commands held by all queues stay within Pool - NQ*QDepth
-    c2_room   = (sheld_q >= PW'(HMax)) ? '0 : PW'(HMax) - sheld_q;
-    for (int q = 0; q < NQ; q++) begin
-      for (int p = 0; p < NumPorts; p++) begin
-        c2_cand[p] = okpv[p*4 + q%4] && ((Profile == 1) || cwin[(p*NumXpus + q/4)*4 + q%4]);
-      end
-      c2_found = 1'b0;
-      c2_best  = '0;
-      c2_bestb = '0;
-      if (strict_q) begin
-        // pin(q): first live port from b = pin_base(q) = (own + peer xpuid + v) mod NumPorts
-        for (int k = NumPorts - 1; k >= 0; k--) begin
-          if (live[(32'(pin_base(q)) + k) % NumPorts]) begin
-            c2_best = 2'((32'(pin_base(q)) + k) % NumPorts);
-          end
-        end
-        for (int p = 0; p < NumPorts; p++) begin
-          if (2'(p) == c2_best) c2_found = any_live && c2_cand[p];
-        end
-      end else begin
-        for (int p = 0; p < NumPorts; p++) begin
-          if (c2_cand[p] && (!c2_found || ((Profile == 0) && (ob_cur[p*24 +: 24] < c2_bestb)))) begin
-            c2_found = 1'b1;
-            c2_best  = 2'(p);
-            c2_bestb = ob_cur[p*24 +: 24];
-          end
-        end
-      end
-      psel_ok[q] = c2_found;
-      psel_port[q*2 +: 2] = c2_best;
-      startable[q] = (send_q[q*PW +: PW] != tail_q[q*PW +: PW]) && !blocked[q] && c2_found && (c2_room != '0);
+    c2_room = (sheld_q >= PW'(HMax)) ? '0 : PW'(HMax) - sheld_q;
+    // constant masks over the queues q = 4*peer + v (a 16-bit period, four peers)
+    for (int s = 0; s < 4; s++) begin
+      for (int b = 0; b < 16; b++) c2_pat[b] = ((b/4 + b%4) % NumPorts) == s;
+      c2_ks[s] = NQ'({((NQ + 15) / 16){c2_pat}});
+      c2_kv[s] = NQ'({((NQ + 3) / 4){4'(1 << s)}});
     end
+    for (int p = 0; p < NumPorts; p++) begin
+      c2_cand[p] = NQ'({((NQ + 3) / 4){okpv[p*4 +: 4]}});
+      if (Profile == 0) c2_cand[p] = c2_cand[p] & cwin[p*NPC +: NPC];
+    end
+    psel_ok = NQ'(0);
+    if (strict_q) begin
+      // pin(q) = the first live port from pin_base(q) = (own + peer + v) mod NumPorts
+      for (int s = 0; s < NumPorts; s++) begin
+        c2_t = '0;
+        for (int k = NumPorts - 1; k >= 0; k--) begin
+          if (live[(32'(own_q[1:0]) + s + k) % NumPorts]) c2_t = 2'((32'(own_q[1:0]) + s + k) % NumPorts);
+        end
+        for (int p = 0; p < NumPorts; p++) begin
+          if (2'(p) == c2_t && any_live) psel_ok = psel_ok | (c2_ks[s] & c2_cand[p]);
+        end
+      end
+    end else begin
+      for (int p = 0; p < NumPorts; p++) psel_ok = psel_ok | c2_cand[p];
+    end
+    startable = (c2_room != '0) ? (qne_q & ~blocked & psel_ok) : NQ'(0);
     // weighted round robin over VCs, round robin over peers
-    new_hit = 1'b0;
+    for (int v = 0; v < 4; v++) c2_any[v] = |(startable & c2_kv[v]);
+    new_hit = |c2_any;
     c2_v    = '0;
     for (int k = 3; k >= 0; k--) begin
       c2_vk = wrr_vc_q + 2'(k);
-      for (int i = 0; i < NumXpus; i++) begin
-        if (startable[i*4 + 32'(c2_vk)]) begin
-          new_hit = 1'b1;
-          c2_v    = c2_vk;
-        end
-      end
+      if (c2_any[c2_vk]) c2_v = c2_vk;
     end
-    new_v = c2_v;
-    new_i = '0;
-    for (int k = NumXpus - 1; k >= 0; k--) begin
-      c2_i = {1'b0, rr_q[c2_v*PIW +: PIW]} + PIW1'(k);
-      if (32'(c2_i) >= NumXpus) c2_i = c2_i - PIW1'(NumXpus);
-      if (startable[32'(c2_i[PIW-1:0])*4 + 32'(c2_v)]) new_i = c2_i[PIW-1:0];
-    end
+    new_v   = c2_v;
+    // the first peer from rr_peer[v] (cyclic) with a startable queue of VC v
+    c2_x    = startable & c2_kv[c2_v];
+    c2_ge   = NQW'(c2_x) & (~NQW'(0) << (32'(rr_q[c2_v*PIW +: PIW]) * 4));
+    c2_pick = (|c2_ge) ? ffq(c2_ge) : ffq(NQW'(c2_x));
+    new_i   = PIW'(c2_pick >> 2);
     new_q = QIW'({new_i, new_v});
-    new_t = psel_port[new_q*2 +: 2];
+    new_t = pport(new_q);
     new_c = CIW'((32'(new_t)*NumXpus + 32'(new_i))*4 + 32'(new_v));
     new_first = rs_slot[ridx(32'(new_q), send_q[new_q*PW +: PW])];
     // packing: the longest prefix of [send, tail) within MaxPack and the pool room
@@ -486,44 +521,61 @@ module sue_tx #(
     // held(q): a connection of q waits for its FO-ACK, or dies at this edge with PDUs unacknowledged:
     // neither NEW nor MIGRATE of q may start. mrank(q): the highest death rank of q's connections in
     // MIGRATE (the one whose port died last holds the queue's oldest PDUs and migrates first).
-    logic [NQ-1:0]     held, migq;
-    logic [NQ*2-1:0]   mrank;
+    logic [NQ-1:0]     held, migq, mhi, mlo;   // mrank(q) = {mhi[q], mlo[q]}
+    logic [NQ-1:0]     s1_has [4];             // q has a connection in MIGRATE on a port of death rank r
+    logic [NCW-1:0]    s1_okm, s1_fom, s1_a, s1_r, s1_fr, s1_fa;
+    // find-first over the connection bitmaps (see ffq)
+    function automatic logic [CIW-1:0] ffc(input logic [NCW-1:0] x);
+      logic [NCW-1:0] fv, fl;
+      fv  = x;
+      ffc = '0;
+      for (int l = CIW - 1; l >= 0; l--) begin
+        fl = fv & ((NCW'(1) << (1 << l)) - NCW'(1));
+        if (!(|fl)) begin
+          ffc[l] = 1'b1;
+          fv = fv >> (1 << l);
+        end else begin
+          fv = fl;
+        end
+      end
+      if (!(|x)) ffc = '0;
+    endfunction
     always_comb begin
-      held  = '0;
-      migq  = '0;
-      mrank = '0;
-      cwin  = ~rtxact_q[NC-1:0] & ~wfl_q[NC-1:0];
-      for (int c = 0; c < NC; c++) begin
-        if (fw_q[c] || (dies[c/NPC] && bsy_q[c])) held[c%NPC] = 1'b1;
-        if (fm_q[c]) begin
-          if (!migq[c%NPC] || rank_q[(c/NPC)*2 +: 2] > mrank[(c%NPC)*2 +: 2]) mrank[(c%NPC)*2 +: 2] = rank_q[(c/NPC)*2 +: 2];
-          migq[c%NPC] = 1'b1;
+      held   = NQ'(0);
+      migq   = NQ'(0);
+      s1_okm = NCW'(0);
+      s1_fom = NCW'(0);
+      for (int r = 0; r < 4; r++) s1_has[r] = NQ'(0);
+      cwin   = ~rtxact_q[NC-1:0] & ~wfl_q[NC-1:0];
+      for (int p = 0; p < NumPorts; p++) begin
+        held = held | fw_q[p*NPC +: NPC] | (dies[p] ? bsy_q[p*NPC +: NPC] : NQ'(0));
+        migq = migq | fm_q[p*NPC +: NPC];
+        for (int r = 0; r < 4; r++) begin
+          if (rank_q[p*2 +: 2] == 2'(r)) s1_has[r] = s1_has[r] | fm_q[p*NPC +: NPC];
         end
+        // credit_ok of the connection's port and VC (okpv), and of the FO port and its VC
+        s1_okm[p*NPC +: NPC] = NPC'({((NPC + 3) / 4){okpv[p*4 +: 4]}});
+        s1_fom[p*NPC +: NPC] = any_live ? NPC'({((NPC + 3) / 4){okpv[fo_port*4 +: 4]}}) : NPC'(0);
       end
+      mhi     = s1_has[3] | s1_has[2];
+      mlo     = s1_has[3] | (~s1_has[2] & s1_has[1]);
       blocked = held | migq;
-      s1_hit  = 1'b0;
-      s1_kind = '0;
-      s1_c    = '0;
-      // lowest kind, then lowest connection index: scan from the back
-      for (int c = NC - 1; c >= 0; c--) begin
-        if (live[c/NPC] && (on_q[c] || (oa_q[c] && (adue_q[c] || cnth_q[c]))) && okpv[(c/NPC)*4 + c%4]) begin
-          s1_hit = 1'b1; s1_kind = KAckOnly; s1_c = CIW'(c);
-        end
-      end
-      for (int c = NC - 1; c >= 0; c--) begin
-        if (rtxact_q[c] && okpv[(c/NPC)*4 + c%4]) begin
-          s1_hit = 1'b1; s1_kind = KRtx; s1_c = CIW'(c);
-        end
-      end
-      for (int c = NC - 1; c >= 0; c--) begin
-        if (fw_q[c] && fodue_q[c] && any_live && okpv[fo_port*4 + c%4]) begin
-          s1_hit = 1'b1; s1_kind = KFoReq; s1_c = CIW'(c);
-        end
-      end
-      for (int c = NC - 1; c >= 0; c--) begin
-        if (foans_q[c] && any_live && okpv[fo_port*4 + c%4]) begin
-          s1_hit = 1'b1; s1_kind = KFoAck; s1_c = CIW'(c);
-        end
+      // lowest kind (FO-ACK, FO-REQ, RTX, ACK-only), then lowest connection index
+      s1_a    = (on_q | (oa_q & (adue_q | cnth_q))) & s1_okm;
+      s1_r    = rtxact_q & s1_okm;
+      s1_fr   = fw_q & fodue_q & s1_fom;
+      s1_fa   = foans_q & s1_fom;
+      s1_hit  = |(s1_a | s1_r | s1_fr | s1_fa);
+      if (|s1_fa) begin
+        s1_kind = KFoAck; s1_c = ffc(s1_fa);
+      end else if (|s1_fr) begin
+        s1_kind = KFoReq; s1_c = ffc(s1_fr);
+      end else if (|s1_r) begin
+        s1_kind = KRtx; s1_c = ffc(s1_r);
+      end else if (|s1_a) begin
+        s1_kind = KAckOnly; s1_c = ffc(s1_a);
+      end else begin
+        s1_kind = '0; s1_c = '0;
       end
     end
     assign ob_cur  = ob_q;
@@ -532,6 +584,7 @@ module sue_tx #(
     // ------------------------------------------------------------ S2: MIGRATE, the SUE job, NEW's PSN
     // Two reads of cm: the job's connection s_c (J) and, for MIGRATE its target s_c2, else NEW's new_c (J2).
     logic              s2_mhit;
+    logic [NCW-1:0]    s2_m;
     logic [CIW-1:0]    s2_mc;
     logic [1:0]        s2_t;
     logic [CIW-1:0]    s2_pbc;     // piggyback connection of the SUE job
@@ -540,16 +593,16 @@ module sue_tx #(
     logic [CIW-1:0]    j2_c;
     logic [CMW-1:0]    rj, rj2;    // cm at s_c, j2_c
     always_comb begin
-      s2_mhit = 1'b0;
-      s2_mc   = '0;
-      for (int c = NC - 1; c >= 0; c--) begin
-        if (fm_q[c] && psel_ok[c%NPC] && !held[c%NPC] &&
-            rank_q[(c/NPC)*2 +: 2] == mrank[(c%NPC)*2 +: 2]) begin
-          s2_mhit = 1'b1;
-          s2_mc   = CIW'(c);
-        end
+      // MIGRATE: the lowest connection in MIGRATE whose queue may start and whose port's death rank is
+      // its queue's highest (mrank)
+      s2_m = NCW'(0);
+      for (int p = 0; p < NumPorts; p++) begin
+        s2_m[p*NPC +: NPC] = fm_q[p*NPC +: NPC] & psel_ok & ~held & ~(mhi ^ {NPC{rank_q[p*2 + 1]}}) &
+                             ~(mlo ^ {NPC{rank_q[p*2]}});
       end
-      s2_t   = psel_port[(32'(s2_mc)/4 % NumXpus * 4 + 32'(s2_mc)%4)*2 +: 2];
+      s2_mhit = |s2_m;
+      s2_mc   = ffc(s2_m);
+      s2_t   = pport(QIW'(32'(s2_mc) % NPC));
       s_hit  = s1_hit || s2_mhit;
       s_kind = s1_hit ? s1_kind : (s2_mhit ? KMig : 3'd0);
       s_c    = s1_hit ? s1_c : s2_mc;
@@ -659,15 +712,9 @@ module sue_tx #(
     logic [1:0]  sl_f;
     always_comb begin
       // descriptor walkers: per port the lowest connection with free_psn != ack_psn
-      wk_hit = '0;
-      wk_c   = '0;
       for (int p = 0; p < NumPorts; p++) begin
-        for (int k = NPC - 1; k >= 0; k--) begin
-          if (unf_q[p*NPC + k]) begin
-            wk_hit[p] = 1'b1;
-            wk_c[p*CIW +: CIW] = CIW'(p*NPC + k);
-          end
-        end
+        wk_hit[p] = |unf_q[p*NPC +: NPC];
+        wk_c[p*CIW +: CIW] = wk_hit[p] ? CIW'(32'(p)*NPC + 32'(ffq(NQW'(unf_q[p*NPC +: NPC])))) : '0;
       end
       // the slots
       for (int p = 0; p < NumPorts; p++) begin
@@ -905,18 +952,21 @@ module sue_tx #(
     endfunction
     always_comb begin
       for (int k = 0; k < NS; k++) begin
-        for (int w = 0; w < NVW; w++) dh[k][w] = sl_v[k] && 32'(sl_c[k*CIW +: CIW]) / WW == w;
-        for (int b = 0; b < WW; b++) dl[k][b] = 32'(sl_c[k*CIW +: CIW]) % WW == b;
+        dh[k] = sl_v[k] ? (NVW'(1) << (32'(sl_c[k*CIW +: CIW]) / WW)) : NVW'(0);
+        dl[k] = WW'(1) << (32'(sl_c[k*CIW +: CIW]) % WW);
+      end
+    end
+    // dk[k] = dl[k] in word dh[k] (a process of its own: yosys' frontend takes time quadratic in the
+    // assignments of one process, NS*NVW here)
+    always_comb begin
+      for (int k = 0; k < NS; k++)
         for (int w = 0; w < NVW; w++) dk[k][w*WW +: WW] = dl[k] & {WW{dh[k][w]}};
-      end
-      for (int w = 0; w < NVW; w++) begin   // (a word at a time: no NCW-bit replication)
-        h_cmv[w*WW +: WW] = '0; h_rtx[w*WW +: WW] = '0; s_rtx[w*WW +: WW] = '0; h_fodue[w*WW +: WW] = '0;
-        s_fodue[w*WW +: WW] = '0; h_foans[w*WW +: WW] = '0; s_foans[w*WW +: WW] = '0; h_owe[w*WW +: WW] = '0;
-        s_oa[w*WW +: WW] = '0; s_on[w*WW +: WW] = '0; h_fst[w*WW +: WW] = '0; s_fw[w*WW +: WW] = '0;
-        s_fm[w*WW +: WW] = '0; h_bsy[w*WW +: WW] = '0; s_bsy[w*WW +: WW] = '0; h_unf[w*WW +: WW] = '0;
-        s_unf[w*WW +: WW] = '0; h_wfl[w*WW +: WW] = '0; s_wfl[w*WW +: WW] = '0; h_cnth[w*WW +: WW] = '0;
-        s_cnth[w*WW +: WW] = '0;
-      end
+    end
+    always_comb begin
+      h_cmv = NCW'(0); h_rtx = NCW'(0); s_rtx = NCW'(0); h_fodue = NCW'(0); s_fodue = NCW'(0); h_foans = NCW'(0);
+      s_foans = NCW'(0); h_owe = NCW'(0); s_oa = NCW'(0); s_on = NCW'(0); h_fst = NCW'(0); s_fw = NCW'(0);
+      s_fm = NCW'(0); h_bsy = NCW'(0); s_bsy = NCW'(0); h_unf = NCW'(0); s_unf = NCW'(0); h_wfl = NCW'(0);
+      s_wfl = NCW'(0); h_cnth = NCW'(0); s_cnth = NCW'(0);
       for (int k = 0; k < NS; k++) begin
         h_cmv = h_cmv | dk[k];
         if (wr(k, 1, 0, 1, 0, 1, 0)) begin
@@ -1043,15 +1093,12 @@ module sue_tx #(
         ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d;
       end
     end
-    // the bitmaps (reset a word at a time: see the per-queue registers)
+    // the bitmaps (reset by sized casts: see the per-queue registers)
     always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
-        for (int w = 0; w < NVW; w++) begin
-          cmv_q[w*WW +: WW] <= '0; rtxact_q[w*WW +: WW] <= '0; fodue_q[w*WW +: WW] <= '0; foans_q[w*WW +: WW] <= '0;
-          oa_q[w*WW +: WW] <= '0; on_q[w*WW +: WW] <= '0; fw_q[w*WW +: WW] <= '0; fm_q[w*WW +: WW] <= '0;
-          bsy_q[w*WW +: WW] <= '0; unf_q[w*WW +: WW] <= '0; wfl_q[w*WW +: WW] <= '0; cnth_q[w*WW +: WW] <= '0;
-          adue_q[w*WW +: WW] <= '0;
-        end
+        cmv_q <= NCW'(0); rtxact_q <= NCW'(0); fodue_q <= NCW'(0); foans_q <= NCW'(0); oa_q <= NCW'(0);
+        on_q <= NCW'(0); fw_q <= NCW'(0); fm_q <= NCW'(0); bsy_q <= NCW'(0); unf_q <= NCW'(0); wfl_q <= NCW'(0);
+        cnth_q <= NCW'(0); adue_q <= NCW'(0);
       end else begin
         cmv_q <= cmv_d; rtxact_q <= rtxact_d; fodue_q <= fodue_d; foans_q <= foans_d; oa_q <= oa_d; on_q <= on_d;
         fw_q <= fw_d; fm_q <= fm_d; bsy_q <= bsy_d; unf_q <= unf_d; wfl_q <= wfl_d; cnth_q <= cnth_d;
@@ -1418,9 +1465,7 @@ module sue_tx #(
 `endif
 `endif
   end else begin : g_lite
-    always_comb begin
-      for (int c = 0; c < NC; c++) cwin[c] = 1'b0;   // (no '0: an NC-bit replication beyond 8k bits)
-    end
+    assign cwin      = NC'(0);   // (a sized cast: '0 is an NC-bit replication, refused beyond 8k bits)
     assign blocked   = '0;
     assign ob_cur    = '0;
     assign crc_cur   = '0;
@@ -1544,10 +1589,11 @@ module sue_tx #(
   logic [QIW-1:0]    lk_q, fr_q;
   logic [NQ-1:0]     fr_ok;
   logic [PW-1:0]     lk_nall, fr_n;
-  logic [31:0]       fr_k;
+  logic [NQ-1:0]     fr_pq, q_inc, b_cov;
+  logic [NQW-1:0]    fr_ge;
+  logic [QIW-1:0]    b_q;
   logic [NQ*2-1:0]   cr_drop;
   logic [CntW-1:0]   inc [NumCnt];
-  logic              b_cov;
   logic [CntW-1:0]   n_bytes_out, n_frames_out;
 
   always_comb begin
@@ -1768,6 +1814,24 @@ module sue_tx #(
     end
   end
 
+  // 7, per queue: one command formed into a PDU per edge gives its credit back (crd moves toward send);
+  // fr_pq: the queue's oldest held slot's credit went back and its PDU is acknowledged (ackn of the
+  // PDU's first slot, or the rest hrem of the PDU being freed). One process per result (yosys' frontend
+  // takes time quadratic in the assignments of one process).
+  always_comb begin
+    for (int q = 0; q < NQ; q++) q_inc[q] = crd_q[q*PW +: PW] != send_q[q*PW +: PW];
+  end
+  always_comb begin
+    for (int q = 0; q < NQ; q++) crd_d[q*PW +: PW] = crd_q[q*PW +: PW] + PW'(q_inc[q]);
+  end
+  always_comb begin
+    for (int q = 0; q < NQ; q++) credit_d[q*2 +: 2] = cr_drop[q*2 +: 2] + 2'(q_inc[q]);
+  end
+  always_comb begin
+    for (int q = 0; q < NQ; q++)
+      fr_pq[q] = (held_q[q*PW +: PW] > send_q[q*PW +: PW] - crd_q[q*PW +: PW]) &&
+                 (hrem_q[q*PW +: PW] != '0 || sl_ackn[hd_q[q*QB +: QB]] != '0);
+  end
   // 6. ingress, 7. frees, counters
   always_comb begin
     for (int i = 0; i < NumCnt; i++) inc[i] = '0;
@@ -1870,36 +1934,21 @@ module sue_tx #(
       else flrp_d = flrp_q + 1'b1;
     end
 
-    // 7. credit free (per queue), slot free (one per edge for the instance)
-    crd_d    = crd_q;
-    credit_d = cr_drop;
-    for (int q = 0; q < NQ; q++) begin
-      // credit free: one command formed into a PDU per edge gives its credit back
-      if (crd_q[q*PW +: PW] != send_q[q*PW +: PW]) begin
-        crd_d[q*PW +: PW] = crd_q[q*PW +: PW] + 1'b1;
-        credit_d[q*2 +: 2] = credit_d[q*2 +: 2] + 2'd1;
-      end
-      // freeable: the oldest held slot's credit went back, its PDU is acknowledged (ackn of the PDU's
-      // first slot, or the rest hrem of the PDU being freed) and no busy builder's job is that PDU
-      b_cov = 1'b0;
-      for (int p = 0; p < NumPorts; p++) begin
-        if (busy_q[p] && jn_q[p*PW +: PW] != '0 && {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]} == QIW'(q) &&
-            jfirst_q[p*QB +: QB] == ((hrem_q[q*PW +: PW] != '0) ? hpdu_q[q*QB +: QB] : hd_q[q*QB +: QB])) b_cov = 1'b1;
-      end
-      fr_ok[q] = (held_q[q*PW +: PW] > send_q[q*PW +: PW] - crd_q[q*PW +: PW]) && !b_cov &&
-                 (hrem_q[q*PW +: PW] != '0 || sl_ackn[hd_q[q*QB +: QB]] != '0);
+    // 7. credit free (per queue, below), slot free (one per edge for the instance)
+    // freeable: the oldest held slot's credit went back and its PDU is acknowledged (fr_pq), and no busy
+    // builder's job is that PDU (the builders' queues only)
+    b_cov = NQ'(0);
+    for (int p = 0; p < NumPorts; p++) begin
+      b_q = {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]};
+      if (busy_q[p] && jn_q[p*PW +: PW] != '0 &&
+          jfirst_q[p*QB +: QB] == ((hrem_q[32'(b_q)*PW +: PW] != '0) ? hpdu_q[32'(b_q)*QB +: QB] : hd_q[32'(b_q)*QB +: QB]))
+        b_cov[b_q] = 1'b1;
     end
+    fr_ok  = fr_pq & ~b_cov;
     // round robin from frr over the freeable queues
-    fr_hit = 1'b0;
-    fr_q   = '0;
-    for (int k = NQ - 1; k >= 0; k--) begin
-      fr_k = 32'(frr_q) + 32'(k);
-      if (fr_k >= NQ) fr_k = fr_k - NQ;
-      if (fr_ok[fr_k]) begin
-        fr_hit = 1'b1;
-        fr_q   = QIW'(fr_k);
-      end
-    end
+    fr_hit = |fr_ok;
+    fr_ge  = NQW'(fr_ok) & (~NQW'(0) << frr_q);
+    fr_q   = (|fr_ge) ? ffq(fr_ge) : ffq(NQW'(fr_ok));
     // a failed command's slot goes back instead (one free per edge)
     fr_go = fr_hit && !ret_go;
     fr_s  = hd_q[fr_q*QB +: QB];
@@ -1938,6 +1987,10 @@ module sue_tx #(
       lst_d[lk_q*QB +: QB]  = lk_s;
       tail_d[lk_q*PW +: PW] = tail_q[lk_q*PW +: PW] + 1'b1;
     end
+    // the nonempty bitmap: only NEW's queue and the linked queue move send or tail at this edge
+    qne_d = qne_q;
+    if (new_go) qne_d[new_q] = send_d[new_q*PW +: PW] != tail_d[new_q*PW +: PW];
+    if (lk_go) qne_d[lk_q] = send_d[lk_q*PW +: PW] != tail_d[lk_q*PW +: PW];
 
     // counters
     inc[sue_pkg::TxPdusNew]   = CntW'(new_go);
@@ -1966,13 +2019,13 @@ module sue_tx #(
       hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
       ack_count_q <= cfg_ack_count_i;
       fo_retry_q <= cfg_fo_retry_i;
-      // per queue (a loop of part-selects: a single '0 of NQ*PW bits is a replication Verilator refuses
-      // beyond 8k bits, at 1,024 XPUs)
-      for (int q = 0; q < NQ; q++) begin
-        crd_q[q*PW +: PW] <= '0; send_q[q*PW +: PW] <= '0; tail_q[q*PW +: PW] <= '0; held_q[q*PW +: PW] <= '0;
-        hrem_q[q*PW +: PW] <= '0; hd_q[q*QB +: QB] <= '0; lst_q[q*QB +: QB] <= '0; hpdu_q[q*QB +: QB] <= '0;
-        credit_q[q*2 +: 2] <= '0;
-      end
+      // per queue: sized casts of 0, not '0 (an NQ*PW-bit replication, which Verilator refuses beyond 8k
+      // bits at 1,024 XPUs), and not loops of part-selects (yosys' frontend is quadratic in the number of
+      // assignments of one process)
+      crd_q <= (NQ*PW)'(0); send_q <= (NQ*PW)'(0); tail_q <= (NQ*PW)'(0); held_q <= (NQ*PW)'(0);
+      hrem_q <= (NQ*PW)'(0); hd_q <= (NQ*QB)'(0); lst_q <= (NQ*QB)'(0); hpdu_q <= (NQ*QB)'(0);
+      credit_q <= (NQ*2)'(0);
+      qne_q <= NQ'(0);
       fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0;
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
       in_slot_q <= '0; in_dlen_q <= '0;
@@ -1985,6 +2038,7 @@ module sue_tx #(
     end else begin
       crd_q <= crd_d; send_q <= send_d; tail_q <= tail_d; held_q <= held_d; hrem_q <= hrem_d; hd_q <= hd_d;
       lst_q <= lst_d; hpdu_q <= hpdu_d;
+      qne_q <= qne_d;
       fresh_q <= fresh_d; sheld_q <= sheld_d; flrp_q <= flrp_d; flwp_q <= flwp_d; frr_q <= frr_d;
       in_act_q <= in_act_d; in_drop_q <= in_drop_d; in_err_q <= in_err_d; in_q_q <= in_q_d;
       in_beat_q <= in_beat_d; in_nb_q <= in_nb_d; in_slot_q <= in_slot_d; in_dlen_q <= in_dlen_d;
@@ -2158,6 +2212,9 @@ module sue_tx #(
                 send_q[q*PW +: PW] - crd_q[q*PW +: PW] <= tail_q[q*PW +: PW] - crd_q[q*PW +: PW] &&
                 held_q[q*PW +: PW] >= send_q[q*PW +: PW] - crd_q[q*PW +: PW])
           else $error("sue_tx: queue %0d: crd <= send <= tail, tail - crd <= QDepth, held >= send - crd violated", q);
+        assert (qne_q[q] == (send_q[q*PW +: PW] != tail_q[q*PW +: PW]))
+          else $error("sue_tx: queue %0d: nonempty bit %0d, send != tail %0d", q, qne_q[q],
+                      send_q[q*PW +: PW] != tail_q[q*PW +: PW]);
       end
       assert (a_sum_held == (PW+8)'(sheld_q) && sheld_q <= PW'(HMax))
         else $error("sue_tx: held commands: sum of queues != total, or above Pool - NQ*QDepth");
