@@ -295,6 +295,14 @@ void Net::prepare(uint64_t c, core::Ps t) {
           h.in.pop_front();
           WireFrame& f = frames_.at(r.wid);
           if (!f.fcs_bad && cfg_.rcrc_corrupt > 0 && rng_corrupt_.chance(cfg_.rcrc_corrupt)) corrupt_after_fcs(f);
+          if (cfg_.switch_drop > 0 && rng_corrupt_.chance(cfg_.switch_drop)) {
+            // Discarded inside the switch (an internal error, a full queue): it was received, so its
+            // ingress buffer is freed and the hop's CBFC credits come back; only SUE can recover it.
+            h.fc.frees.push_back({f.vc, static_cast<uint32_t>(f.bytes.size()), c + 1});
+            ++st_.frames_switch_dropped;
+            lose(r.wid);
+            continue;
+          }
           const unsigned d = dst_of(f.bytes);
           if (d == ~0u || d == s) {  // no such port: dropped, its ingress buffer freed
             h.fc.frees.push_back({f.vc, static_cast<uint32_t>(f.bytes.size()), c + 1});

@@ -52,6 +52,7 @@ struct NetConfig {
   double switch_ns = 250;      ///< first bit in to first bit out (cut-through when >= the frame's wire time)
   lnk::FaultConfig faults;     ///< every link channel, each its own random stream
   double rcrc_corrupt = 0;     ///< per frame: a bit flipped after the FCS check, FCS recomputed (only the R-CRC sees it)
+  double switch_drop = 0;      ///< per frame: discarded inside the switch after ingress, its CBFC buffer freed (loss CBFC survives)
   uint32_t cbfc_buffer_bytes = 65536;  ///< receive buffer per VC of every hop
   uint32_t cbfc_threshold = 4;         ///< 64-byte credits freed before an update
   uint32_t cbfc_timer = 64;
@@ -85,6 +86,7 @@ struct NetStats {
   uint64_t frames_rcrc_corrupted = 0;         ///< corrupted after the FCS check (switch or receive MAC)
   uint64_t frames_lost_dead = 0;              ///< lost on a failed plane
   uint64_t frames_misrouted = 0;              ///< switch: unknown destination
+  uint64_t frames_switch_dropped = 0;         ///< discarded inside the switch (switch_drop), ingress buffer freed
   uint64_t cbfc_errors = 0;                   ///< any CBFC overflow/underflow flag
   std::string cbfc_error_first;
 };

@@ -99,6 +99,10 @@ void declare(core::Schema& s) {
   s.add_real("ber", 0, 0, 1e-3, "bit error rate on every link: the frame fails its FCS at the receiving MAC");
   s.add_bool("llr", false, "link layer retry on every hop (node <-> switch, cable): FCS-bad and dropped frames are replayed "
              "by LLR below SUE; corruption after the FCS check still needs the R-CRC");
+  s.add_real("switch_drop", 0, 0, 0.5,
+             "per frame: discarded inside the switch after its ingress (buffer freed, so CBFC keeps its credits; "
+             "unlike drop_prob, which loses frames on the wire and, without llr, their CBFC credits); SUE recovers "
+             "them by go-back-N (topology=switch)");
   s.add_real("rcrc_corrupt", 0, 0, 0.5,
              "per frame: a bit flipped after the FCS check (in the switch, or the receiving MAC with a cable), FCS "
              "recomputed: only the R-CRC catches it (SUE only)");
@@ -125,7 +129,7 @@ bool any_rtl(const core::Settings& s) {
 }
 
 bool has_faults(const EnvConfig& e) {
-  return e.net.faults.any() || e.net.rcrc_corrupt > 0 || e.fail_port >= 0;
+  return e.net.faults.any() || e.net.rcrc_corrupt > 0 || e.net.switch_drop > 0 || e.fail_port >= 0;
 }
 
 }  // namespace
@@ -170,6 +174,10 @@ EnvConfig env_from_settings(const core::Settings& s, uint64_t seed) {
   n.faults.ber = s.r("ber");
   if (s.i("drop_frame") >= 0) n.faults.drop_frames.push_back(static_cast<uint64_t>(s.i("drop_frame")));
   n.rcrc_corrupt = s.r("rcrc_corrupt");
+  n.switch_drop = s.r("switch_drop");
+  if (!n.use_switch && n.switch_drop > 0)
+    throw core::UsageError(fmt::format("setting 'switch_drop'={} needs a switch (allowed: 0 with topology=cable)",
+                                       s.s("switch_drop")));
   n.llr = s.b("llr");
   n.cbfc_buffer_bytes = static_cast<uint32_t>(s.i("cbfc_buffer_kib")) * 1024u;
   n.seed = seed;
@@ -401,12 +409,13 @@ RunResult run_system(const RunConfig& cfg) {
                      "CBFC {} KiB per VC per hop\n",
                      e.load, e.dlen_min, e.dlen_max, e.bimodal ? "bimodal" : "uniform", e.pattern, e.vcs, e.rx_credits,
                      e.net.cbfc_buffer_bytes / 1024);
-  const bool lite_loses = lite && has_faults(e) && !e.net.llr;
-  out += fmt::format("  faults: drop_prob {}, drop_frame {}, ber {}, rcrc_corrupt {}, fail_port {}; llr {}{}\n\n",
-                     e.net.faults.drop_prob, s.i("drop_frame"), e.net.faults.ber, e.net.rcrc_corrupt, s.s("fail_port"),
+  const bool lite_loses = lite && has_faults(e) && (!e.net.llr || e.net.switch_drop > 0);
+  out += fmt::format("  faults: drop_prob {}, drop_frame {}, ber {}, rcrc_corrupt {}, switch_drop {}, fail_port {}; llr {}{}\n\n",
+                     e.net.faults.drop_prob, s.i("drop_frame"), e.net.faults.ber, e.net.rcrc_corrupt, e.net.switch_drop,
+                     s.s("fail_port"),
                      e.net.llr ? "on every hop" : "off",
                      lite_loses ? " (SUE Lite has no recovery of its own: commands of lost frames are accounted as "
-                                  "discarded; llr=true repairs wire faults)" : "");
+                                  "discarded; llr=true repairs wire faults, not switch drops)" : "");
 
   // ---- commands and scoreboard
   Table tcmd("Commands (XPU to XPU)");
@@ -475,11 +484,12 @@ RunResult run_system(const RunConfig& cfg) {
   // ---- network
   const auto fs = net.fault_stats();
   out += fmt::format("Network: {} frames on NIC ports ({} data, {} ACK-only, {} FO-REQ, {} FO-ACK; every one decoded with "
-                     "sue::decode: {} errors); lost on links {}, FCS-bad {}, corrupted after the FCS check {}, lost on the "
-                     "failed plane {}; CBFC credit stall {} port-VC cycles; sue_rx back-pressure (beat presented, "
-                     "mac_rx_ready_o low) {} port-cycles\n",
+                     "sue::decode: {} errors); lost on links {}, dropped in the switch {}, FCS-bad {}, corrupted after the "
+                     "FCS check {}, lost on the failed plane {}; CBFC credit stall {} port-VC cycles; sue_rx back-pressure "
+                     "(beat presented, mac_rx_ready_o low) {} port-cycles\n",
                      ns.frames_sent, fig.data_frames, fig.ack_frames, fig.fo_req_frames, fig.fo_ack_frames,
-                     fig.frame_decode_errors, ns.frames_lost_link, ns.frames_fcs_bad, ns.frames_rcrc_corrupted,
+                     fig.frame_decode_errors, ns.frames_lost_link, ns.frames_switch_dropped, ns.frames_fcs_bad,
+                     ns.frames_rcrc_corrupted,
                      ns.frames_lost_dead, net.credit_stall_cycles(), fig.rx_backpressure);
   const auto ls = net.llr_stats();
   if (e.net.llr)
@@ -540,7 +550,8 @@ RunResult run_system(const RunConfig& cfg) {
   j["rx"] = jr;
   j["frames"] = {{"sent", ns.frames_sent},         {"data", fig.data_frames},          {"ack_only", fig.ack_frames},
                  {"fo_req", fig.fo_req_frames},    {"fo_ack", fig.fo_ack_frames},      {"decode_errors", fig.frame_decode_errors},
-                 {"lost_link", ns.frames_lost_link}, {"fcs_bad", ns.frames_fcs_bad},   {"rcrc_corrupted", ns.frames_rcrc_corrupted},
+                 {"lost_link", ns.frames_lost_link}, {"switch_dropped", ns.frames_switch_dropped},
+                 {"fcs_bad", ns.frames_fcs_bad},   {"rcrc_corrupted", ns.frames_rcrc_corrupted},
                  {"lost_dead", ns.frames_lost_dead}, {"wire_bytes", ns.wire_bytes}};
   j["llr"] = {{"on", e.net.llr},           {"frames", ls.frames},         {"frames_replayed", ls.frames_replayed},
               {"replays", ls.replays},      {"nacks", ls.nacks},           {"bad_frames", ls.bad_frames},

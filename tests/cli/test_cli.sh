@@ -81,6 +81,9 @@ if "$COSIM" list | grep -q "^ sue_system"; then
   expect_usage "sue lite rcrc" "'rcrc_corrupt'=0.01 needs the R-CRC" -- run sue_system --set sue_config=lite --set rcrc_corrupt=0.01
   expect_usage "sue cable needs 2 nodes" "'topology'=cable joins exactly 2 nodes" -- \
     run sue_system --set topology=cable --set nodes=3
+  expect_usage "sue switch drop on a cable" "'switch_drop'=0.1 needs a switch .allowed: 0 with topology=cable" -- \
+    run sue_system --set topology=cable --set nodes=2 --set switch_drop=0.1
+  expect_usage "sue switch drop range" "'switch_drop'.*'0.7' is out of range .allowed: 0\.\.0\.5" -- run sue_system --set switch_drop=0.7
   expect_usage "sue bad llr" "'llr'.*'maybe' is not a boolean" -- run sue_system --set llr=maybe
   expect_usage "sue dlen above MaxData" "'dlen_max'=300 exceeds MaxData=256" -- run sue_system --set dlen_max=300
   # a short run passes and reproduces bit for bit
