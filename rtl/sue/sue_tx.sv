@@ -1360,20 +1360,14 @@ module sue_tx #(
     logic [CIW:0] al_cnt [NumPorts];
     always_comb begin
       for (int p = 0; p < NumPorts; p++) begin
-        al_cnt[p] = '0;
-        for (int k = 0; k < NPC; k++)
-          if ((oa_q[p*NPC + k] || on_q[p*NPC + k]) && !adue_q[p*NPC + k] && ack_delay_q != '0 && !dead_q[p])
-            al_cnt[p] = al_cnt[p] + 1'b1;
+        al_cnt[p] = (ack_delay_q != '0 && !dead_q[p]) ?
+                    (CIW+1)'($countones((oa_q[p*NPC +: NPC] | on_q[p*NPC +: NPC]) & ~adue_q[p*NPC +: NPC])) : '0;
       end
     end
     // each RTO list holds exactly the connections of its (live) port with PDUs unacknowledged
     logic [CIW:0] rl_cnt [NumPorts];
     always_comb begin
-      for (int p = 0; p < NumPorts; p++) begin
-        rl_cnt[p] = '0;
-        for (int k = 0; k < NPC; k++)
-          if (bsy_q[p*NPC + k] && !dead_q[p]) rl_cnt[p] = rl_cnt[p] + 1'b1;
-      end
+      for (int p = 0; p < NumPorts; p++) rl_cnt[p] = dead_q[p] ? '0 : (CIW+1)'($countones(bsy_q[p*NPC +: NPC]));
     end
     always_ff @(posedge clk_i) begin
       if (rst_ni) begin
