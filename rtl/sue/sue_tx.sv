@@ -270,6 +270,7 @@ module sue_tx #(
   // ports
   logic [NumPorts-1:0]     dead_q, dead_d;
   logic [NQ-1:0]           qne_q, qne_d;           // queue q holds unsent commands (send != tail)
+  logic [NQ-1:0]           hack_q, hack_d;         // ackn of queue q's head slot != 0 (valid while q holds sent commands)
   // outputs
   logic [NQ*2-1:0]         credit_q, credit_d;
   logic                    e_cmd_q, e_cmd_d, e_dest_q, e_dest_d, e_ovf_q, e_ovf_d, e_nop_q, e_nop_d;
@@ -1810,7 +1811,7 @@ module sue_tx #(
 
   // 7, per queue: one command formed into a PDU per edge gives its credit back (crd moves toward send);
   // fr_pq: the queue's oldest held slot's credit went back and its PDU is acknowledged (ackn of the
-  // PDU's first slot, or the rest hrem of the PDU being freed). One process per result (yosys' frontend
+  // PDU's first slot, kept per queue in hack, or the rest hrem of the PDU being freed). One process per result (yosys' frontend
   // takes time quadratic in the assignments of one process).
   always_comb begin
     for (int q = 0; q < NQ; q++) q_inc[q] = crd_q[q*PW +: PW] != send_q[q*PW +: PW];
@@ -1824,8 +1825,18 @@ module sue_tx #(
   always_comb begin
     for (int q = 0; q < NQ; q++)
       fr_pq[q] = (held_q[q*PW +: PW] > send_q[q*PW +: PW] - crd_q[q*PW +: PW]) &&
-                 (hrem_q[q*PW +: PW] != '0 || sl_ackn[hd_q[q*QB +: QB]] != '0);
+                 (hrem_q[q*PW +: PW] != '0 || hack_q[q]);
   end
+  // ackn of slot sl after this edge's writes (the allocation's 0, then per port the walker's and the
+  // mark's n); rd: sl may be written by none of them (the memory is read), else it is one of their slots
+  function automatic logic [PW-1:0] ackn_post(input logic [QB-1:0] sl, input logic rd);
+    ackn_post = rd ? sl_ackn[sl] : '0;
+    if (wr_ctrl && wr_s == sl) ackn_post = '0;
+    for (int p = 0; p < NumPorts; p++) begin
+      if (wk_hit[p] && wk_first[p*QB +: QB] == sl) ackn_post = wk_n[p*PW +: PW];
+      if (mk_v[p] && mk_s[p*QB +: QB] == sl) ackn_post = mk_n[p*PW +: PW];
+    end
+  endfunction
   // 6. ingress, 7. frees, counters
   always_comb begin
     for (int i = 0; i < NumCnt; i++) inc[i] = '0;
@@ -1985,6 +1996,19 @@ module sue_tx #(
     qne_d = qne_q;
     if (new_go) qne_d[new_q] = send_d[new_q*PW +: PW] != tail_d[new_q*PW +: PW];
     if (lk_go) qne_d[lk_q] = send_d[lk_q*PW +: PW] != tail_d[lk_q*PW +: PW];
+    // hack (ackn of the head slot != 0) for the queues whose head slot is written or whose head moves at
+    // this edge, with the edge's ackn writes forwarded (in the order of the memory's always_ff); no other
+    // queue's head changes (a slot is on one list; the allocation writes a free slot)
+    hack_d = hack_q;
+    for (int p = 0; p < NumPorts; p++) begin
+      if (wk_hit[p] && hd_q[32'(wk_q[p*QIW +: QIW])*QB +: QB] == wk_first[p*QB +: QB])
+        hack_d[wk_q[p*QIW +: QIW]] = ackn_post(wk_first[p*QB +: QB], 1'b0) != '0;
+      b_q = {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]};
+      if (mk_v[p] && hd_q[32'(b_q)*QB +: QB] == mk_s[p*QB +: QB])
+        hack_d[b_q] = ackn_post(mk_s[p*QB +: QB], 1'b0) != '0;
+    end
+    if (fr_go) hack_d[fr_q] = ackn_post(hd_d[32'(fr_q)*QB +: QB], 1'b1) != '0;
+    if (lk_go && lk_nall == '0) hack_d[lk_q] = ackn_post(lk_s, 1'b1) != '0;
 
     // counters
     inc[sue_pkg::TxPdusNew]   = CntW'(new_go);
@@ -2020,6 +2044,7 @@ module sue_tx #(
       hrem_q <= (NQ*PW)'(0); hd_q <= (NQ*QB)'(0); lst_q <= (NQ*QB)'(0); hpdu_q <= (NQ*QB)'(0);
       credit_q <= (NQ*2)'(0);
       qne_q <= NQ'(0);
+      hack_q <= NQ'(0);
       fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0;
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
       in_slot_q <= '0; in_dlen_q <= '0;
@@ -2033,6 +2058,7 @@ module sue_tx #(
       crd_q <= crd_d; send_q <= send_d; tail_q <= tail_d; held_q <= held_d; hrem_q <= hrem_d; hd_q <= hd_d;
       lst_q <= lst_d; hpdu_q <= hpdu_d;
       qne_q <= qne_d;
+      hack_q <= hack_d;
       fresh_q <= fresh_d; sheld_q <= sheld_d; flrp_q <= flrp_d; flwp_q <= flwp_d; frr_q <= frr_d;
       in_act_q <= in_act_d; in_drop_q <= in_drop_d; in_err_q <= in_err_d; in_q_q <= in_q_d;
       in_beat_q <= in_beat_d; in_nb_q <= in_nb_d; in_slot_q <= in_slot_d; in_dlen_q <= in_dlen_d;
@@ -2206,6 +2232,10 @@ module sue_tx #(
                 send_q[q*PW +: PW] - crd_q[q*PW +: PW] <= tail_q[q*PW +: PW] - crd_q[q*PW +: PW] &&
                 held_q[q*PW +: PW] >= send_q[q*PW +: PW] - crd_q[q*PW +: PW])
           else $error("sue_tx: queue %0d: crd <= send <= tail, tail - crd <= QDepth, held >= send - crd violated", q);
+        assert (!(held_q[q*PW +: PW] > send_q[q*PW +: PW] - crd_q[q*PW +: PW]) ||
+                hack_q[q] == (sl_ackn[hd_q[q*QB +: QB]] != '0))
+          else $error("sue_tx: queue %0d: head-acknowledged bit %0d, ackn of head slot %0d is %0d", q, hack_q[q],
+                      hd_q[q*QB +: QB], sl_ackn[hd_q[q*QB +: QB]]);
         assert (qne_q[q] == (send_q[q*PW +: PW] != tail_q[q*PW +: PW]))
           else $error("sue_tx: queue %0d: nonempty bit %0d, send != tail %0d", q, qne_q[q],
                       send_q[q*PW +: PW] != tail_q[q*PW +: PW]);
