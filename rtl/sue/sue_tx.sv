@@ -214,13 +214,27 @@ module sue_tx #(
   logic [15:0]             ack_delay_q;
   logic [7:0]              ack_count_q;
   logic [23:0]             fo_retry_q;
-  // queues: credit ring pointers crd <= send <= tail (PW-bit counters, ring entry = pointer mod QDepth),
-  // ring entries {slot, dlen}; the queue's list through sl_next: hd (oldest) .. lst (newest); held sent
-  // commands in the pool; hrem commands of the acknowledged PDU hpdu at hd still to free
-  logic [NQ*PW-1:0]        crd_q, crd_d, send_q, send_d, tail_q, tail_d, held_q, held_d, hrem_q, hrem_d;
-  logic [NQ*QB-1:0]        hd_q, hd_d, lst_q, lst_d, hpdu_q, hpdu_d;
+  // queues: credit ring pointers send <= tail (PW-bit counters, ring entry = pointer mod QDepth), ring
+  // entries {slot, dlen}; the queue's list through sl_next: hd (oldest) .. lst (newest); held sent
+  // commands in the pool; hrem commands of the acknowledged PDU hpdu at hd still to free. One word per
+  // queue in the memory qm, {send, tail, held, hrem, hd, lst, hpdu}, read and written at this edge's
+  // queues only (NEW's, the ingress', the free's, the link's, the builders' and walkers'); in flops per
+  // queue only what every queue's credit return and freeable test read at every edge: the credits not
+  // yet given back pc = send - crd (crd: the credit pointer, pc <= QDepth) and the bitmaps below.
+  localparam int CW   = $clog2(QDepth) + 1;                 // pc bits
+  localparam int OHpdu = 0, OLst = QB, OHd = 2 * QB, OHrem = 3 * QB, OHeld = 3 * QB + PW,
+                 OTail = 3 * QB + 2 * PW, OSend = 3 * QB + 3 * PW, QWW = 3 * QB + 4 * PW;
+  logic [QWW-1:0]          qm [NQ];
+  logic [NQ-1:0]           qv_q, qv_d;                       // qm[q] written since reset (else it reads 0)
+  logic [NQ*CW-1:0]        pc_q, pc_d;
+  logic [NQ-1:0]           hx_q, hx_d;                       // held > pc: the oldest held slot's credit went back
+  logic [NQ-1:0]           hrz_q, hrz_d;                     // hrem != 0
   logic [QB-1:0]           rs_slot [NQ*QDepth];
   logic [11:0]             rs_dlen [NQ*QDepth];
+  // the word of queue q before this edge
+  function automatic logic [QWW-1:0] qrd(input logic [QIW-1:0] q);
+    qrd = qv_q[q] ? qm[q] : '0;
+  endfunction
   // the pool: slots (written at allocation), next links, acknowledged-PDU marks (ackn of a PDU's first slot)
   logic [143:0]            sl_ctrl [Pool];
   logic [11:0]             sl_dlen [Pool];
@@ -420,6 +434,7 @@ module sue_tx #(
   logic [15:0]         c2_sum;
   logic [11:0]         c2_dl;
   logic [PW-1:0]       c2_avail, c2_room;
+  logic [QWW-1:0]      c2_w;                 // NEW's queue word
   always_comb begin
     c2_t = '0; c2_pat = '0; c2_any = '0; c2_vk = '0;
     // pool room: the sent commands held by all queues stay within Pool - NQ*QDepth
@@ -467,15 +482,16 @@ module sue_tx #(
     new_q = QIW'({new_i, new_v});
     new_t = pport(new_q);
     new_c = CIW'((32'(new_t)*NumXpus + 32'(new_i))*4 + 32'(new_v));
-    new_first = rs_slot[ridx(32'(new_q), send_q[new_q*PW +: PW])];
+    c2_w = qrd(new_q);
+    new_first = rs_slot[ridx(32'(new_q), c2_w[OSend +: PW])];
     // packing: the longest prefix of [send, tail) within MaxPack and the pool room
-    c2_avail = tail_q[new_q*PW +: PW] - send_q[new_q*PW +: PW];
+    c2_avail = c2_w[OTail +: PW] - c2_w[OSend +: PW];
     if (c2_room < c2_avail) c2_avail = c2_room;
     c2_stop  = 1'b0;
     c2_sum   = '0;
     new_n    = '0;
     for (int k = 0; k < QDepth; k++) begin
-      c2_dl   = rs_dlen[ridx(32'(new_q), send_q[new_q*PW +: PW] + PW'(k))];
+      c2_dl   = rs_dlen[ridx(32'(new_q), c2_w[OSend +: PW] + PW'(k))];
       if (!c2_stop && (PW'(k) < c2_avail) && (c2_sum + 16'd20 + 16'(c2_dl) <= 16'(MaxPack))) begin
         c2_sum = c2_sum + 16'd20 + 16'(c2_dl);
         new_n  = new_n + 1'b1;
@@ -1010,7 +1026,7 @@ module sue_tx #(
           fodue_d[p*NPC +: NPC]  = fodue_q[p*NPC +: NPC] | bsy_q[p*NPC +: NPC];
         end
       end
-      if (fo_pop && fw_q[fo_pop_c]) fodue_d[fo_pop_c] = 1'b1;
+      if (fo_pop && fw_q[fo_pop_c]) fodue_d = fodue_d | (NCW'(1) << fo_pop_c);
       cmv_d    = cmv_q | h_cmv;
       rtxact_d = (rtxact_d & ~h_rtx) | s_rtx;
       fodue_d  = (fodue_d & ~h_fodue) | s_fodue;
@@ -1147,7 +1163,7 @@ module sue_tx #(
 `endif
         al_hd1 = al_hd;
         if (al_pop) begin
-          adue_d[al_hd] = 1'b1;
+          adue_d = adue_d | (NCW'(1) << al_hd);
           al_hd1 = al_nx[al_hd];
           al_n = al_n - 1'b1;
         end
@@ -1170,7 +1186,7 @@ module sue_tx #(
         al_a   = CIW'((32'(p)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 + 32'(fb_vc_i[p*2 +: 2]));
         al_app = fb_valid_i[p] && live[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus &&
                  !oa_q[al_a] && !on_q[al_a] && (oa_d[al_a] || on_d[al_a]);
-        if (al_app && ack_delay_q == '0) adue_d[al_a] = 1'b1;
+        if (al_app && ack_delay_q == '0) adue_d = adue_d | (NCW'(1) << al_a);
         if (al_app && ack_delay_q != '0) begin
           if (al_n == '0) begin
             al_hd1 = al_a;
@@ -1587,7 +1603,36 @@ module sue_tx #(
   logic [NQ-1:0]     fr_pq, q_inc, b_cov;
   logic [NQW-1:0]    fr_ge;
   logic [QIW-1:0]    b_q;
-  logic [NQ*2-1:0]   cr_drop;
+  logic              cr_go;               // a credit goes back at the ingress (a failed or malformed command)
+  logic [QIW-1:0]    cr_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [QWW-1:0]    g_w, b_w, fr_w, lk_w, h_w, fr_wn, nw_wn, lk_wn;   // the fields each needs
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [NQ-1:0]     fr_oh, lk_oh, h_oh;
+  logic [QIW-1:0]    h_q;
+  // the word of queue q (read before the edge: w) after this edge's free, NEW and link
+  function automatic logic [QWW-1:0] qnext(input logic [QIW-1:0] q, input logic [QWW-1:0] w);
+    qnext = w;
+    if (fr_go && fr_q == q) begin
+      if (w[OHrem +: PW] == '0) begin
+        qnext[OHpdu +: QB] = fr_s;
+        qnext[OHrem +: PW] = fr_n - 1'b1;
+      end else begin
+        qnext[OHrem +: PW] = w[OHrem +: PW] - 1'b1;
+      end
+      qnext[OHd +: QB]   = sl_next[fr_s];
+      qnext[OHeld +: PW] = w[OHeld +: PW] - 1'b1;
+    end
+    if (new_go && new_q == q) begin
+      qnext[OSend +: PW] = w[OSend +: PW] + new_n;
+      qnext[OHeld +: PW] = qnext[OHeld +: PW] + new_n;
+    end
+    if (lk_go && lk_q == q) begin
+      if (lk_nall == '0) qnext[OHd +: QB] = lk_s;
+      qnext[OLst +: QB]  = lk_s;
+      qnext[OTail +: PW] = w[OTail +: PW] + 1'b1;
+    end
+  endfunction
   logic [CntW-1:0]   inc [NumCnt];
   logic [CntW-1:0]   n_bytes_out, n_frames_out;
 
@@ -1809,24 +1854,27 @@ module sue_tx #(
     end
   end
 
-  // 7, per queue: one command formed into a PDU per edge gives its credit back (crd moves toward send);
-  // fr_pq: the queue's oldest held slot's credit went back and its PDU is acknowledged (ackn of the
-  // PDU's first slot, kept per queue in hack, or the rest hrem of the PDU being freed). One process per result (yosys' frontend
-  // takes time quadratic in the assignments of one process).
+  // 7, per queue: one command formed into a PDU per edge gives its credit back (pc counts down);
+  // fr_pq: the queue's oldest held slot's credit went back (hx) and its PDU is acknowledged (ackn of the
+  // PDU's first slot, kept per queue in hack, or the rest hrem of the PDU being freed). One process per
+  // result (yosys' frontend takes time quadratic in the assignments of one process); NEW's and the
+  // ingress' queue as one-hot masks, not indexed writes (an indexed write into a vector of NQ fields is
+  // an NQ-way case in yosys).
+  logic [NQ-1:0] nq_oh, cr_oh;
   always_comb begin
-    for (int q = 0; q < NQ; q++) q_inc[q] = crd_q[q*PW +: PW] != send_q[q*PW +: PW];
+    nq_oh = new_go ? (NQ'(1) << new_q) : NQ'(0);
+    cr_oh = cr_go ? (NQ'(1) << cr_q) : NQ'(0);
   end
   always_comb begin
-    for (int q = 0; q < NQ; q++) crd_d[q*PW +: PW] = crd_q[q*PW +: PW] + PW'(q_inc[q]);
+    for (int q = 0; q < NQ; q++) q_inc[q] = pc_q[q*CW +: CW] != '0;
   end
   always_comb begin
-    for (int q = 0; q < NQ; q++) credit_d[q*2 +: 2] = cr_drop[q*2 +: 2] + 2'(q_inc[q]);
+    for (int q = 0; q < NQ; q++) pc_d[q*CW +: CW] = pc_q[q*CW +: CW] - CW'(q_inc[q]) + (nq_oh[q] ? CW'(new_n) : '0);
   end
   always_comb begin
-    for (int q = 0; q < NQ; q++)
-      fr_pq[q] = (held_q[q*PW +: PW] > send_q[q*PW +: PW] - crd_q[q*PW +: PW]) &&
-                 (hrem_q[q*PW +: PW] != '0 || hack_q[q]);
+    for (int q = 0; q < NQ; q++) credit_d[q*2 +: 2] = {cr_oh[q] & q_inc[q], cr_oh[q] ^ q_inc[q]};
   end
+  assign fr_pq = hx_q & (hrz_q | hack_q);
   // ackn of slot sl after this edge's writes (the allocation's 0, then per port the walker's and the
   // mark's n); rd: sl may be written by none of them (the memory is read), else it is one of their slots
   function automatic logic [PW-1:0] ackn_post(input logic [QB-1:0] sl, input logic rd);
@@ -1844,8 +1892,8 @@ module sue_tx #(
     in_nb_d = in_nb_q; in_slot_d = in_slot_q; in_dlen_d = in_dlen_q;
     e_cmd_d = e_cmd_q; e_dest_d = e_dest_q; e_ovf_d = e_ovf_q;
     e_nop_d = e_nop_q || !any_live;
-    tail_d = tail_q;
-    cr_drop = '0;
+    cr_go = 1'b0;
+    cr_q  = '0;
     wr_ctrl = 1'b0;
     wr_data = 1'b0;
     wr_s    = '0;
@@ -1863,7 +1911,9 @@ module sue_tx #(
     g_hit   = (32'(tx_xpuid_i) < NumXpus) && (tx_xpuid_i != own_q);
     g_peer  = g_hit ? PIW'(tx_xpuid_i) : '0;
     g_q    = QIW'({g_peer, tx_vc_i});
-    g_full = (tail_q[g_q*PW +: PW] - crd_q[g_q*PW +: PW]) == PW'(QDepth);  // the XPU overdrew its credits
+    g_w    = qrd(g_q);
+    // the XPU overdrew its credits: tail - crd (= tail - send + pc) == QDepth
+    g_full = (g_w[OTail +: PW] - g_w[OSend +: PW] + PW'(pc_q[32'(g_q)*CW +: CW])) == PW'(QDepth);
     if (!in_act_q) begin
       if (tx_valid_i == sue_pkg::XCmd || tx_valid_i == sue_pkg::XCmdData) begin
         if (g_bad) begin
@@ -1883,7 +1933,7 @@ module sue_tx #(
         end else if (g_nb <= 5'd1 && tx_err_i) begin
           // a one-cycle command with tx_err: no slot is taken, the credit goes back
           inc[sue_pkg::TxCmdErr] = 1;
-          cr_drop[g_q*2 +: 2] = 2'd1;
+          cr_go = 1'b1; cr_q = g_q;
         end else begin
           al_go   = 1'b1;
           wr_ctrl = 1'b1;
@@ -1912,7 +1962,7 @@ module sue_tx #(
           if (!in_drop_q) begin
             if (in_err_q || tx_err_i) begin
               inc[sue_pkg::TxCmdErr] = 1;
-              cr_drop[in_q_q*2 +: 2] = 2'd1;
+              cr_go = 1'b1; cr_q = in_q_q;
               ret_go = 1'b1;
             end else begin
               lk_go = 1'b1; lk_s = in_slot_q; lk_dlen = in_dlen_q; lk_q = in_q_q;
@@ -1927,7 +1977,7 @@ module sue_tx #(
         inc[sue_pkg::TxCmdBad] = 1;
         e_cmd_d = 1'b1;
         if (!in_drop_q) begin
-          cr_drop[in_q_q*2 +: 2] = 2'd1;
+          cr_go = 1'b1; cr_q = in_q_q;
           ret_go = 1'b1;
         end
       end
@@ -1945,9 +1995,10 @@ module sue_tx #(
     b_cov = NQ'(0);
     for (int p = 0; p < NumPorts; p++) begin
       b_q = {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]};
+      b_w = qrd(b_q);
       if (busy_q[p] && jn_q[p*PW +: PW] != '0 &&
-          jfirst_q[p*QB +: QB] == ((hrem_q[32'(b_q)*PW +: PW] != '0) ? hpdu_q[32'(b_q)*QB +: QB] : hd_q[32'(b_q)*QB +: QB]))
-        b_cov[b_q] = 1'b1;
+          jfirst_q[p*QB +: QB] == ((b_w[OHrem +: PW] != '0) ? b_w[OHpdu +: QB] : b_w[OHd +: QB]))
+        b_cov = b_cov | (NQ'(1) << b_q);
     end
     fr_ok  = fr_pq & ~b_cov;
     // round robin from frr over the freeable queues
@@ -1956,59 +2007,55 @@ module sue_tx #(
     fr_q   = (|fr_ge) ? ffq(fr_ge) : ffq(NQW'(fr_ok));
     // a failed command's slot goes back instead (one free per edge)
     fr_go = fr_hit && !ret_go;
-    fr_s  = hd_q[fr_q*QB +: QB];
+    fr_w  = qrd(fr_q);
+    fr_s  = fr_w[OHd +: QB];
     fr_n  = sl_ackn[fr_s];
-    held_d  = held_q;
-    hrem_d  = hrem_q;
-    hd_d    = hd_q;
-    hpdu_d  = hpdu_q;
-    lst_d   = lst_q;
     sheld_d = sheld_q;
     frr_d   = frr_q;
     flwp_d  = flwp_q;
     if (ret_go || fr_go) flwp_d = flwp_q + 1'b1;
     if (fr_go) begin
-      if (hrem_q[fr_q*PW +: PW] == '0) begin
-        hpdu_d[fr_q*QB +: QB] = fr_s;
-        hrem_d[fr_q*PW +: PW] = fr_n - 1'b1;
-      end else begin
-        hrem_d[fr_q*PW +: PW] = hrem_q[fr_q*PW +: PW] - 1'b1;
-      end
-      hd_d[fr_q*QB +: QB]   = sl_next[fr_s];
-      held_d[fr_q*PW +: PW] = held_q[fr_q*PW +: PW] - 1'b1;
       sheld_d = sheld_q - 1'b1;
       frr_d   = (32'(fr_q) + 1 >= NQ) ? '0 : fr_q + 1'b1;
     end
-    send_d = send_q;
-    if (new_go) begin
-      send_d[new_q*PW +: PW] = send_q[new_q*PW +: PW] + new_n;
-      held_d[new_q*PW +: PW] = held_d[new_q*PW +: PW] + new_n;
-      sheld_d = sheld_d + new_n;
-    end
+    if (new_go) sheld_d = sheld_d + new_n;
     // link: the completed command joins its queue (ring entry at tail, behind the last slot of the list)
-    lk_nall = held_q[lk_q*PW +: PW] - PW'(fr_go && fr_q == lk_q) + (tail_q[lk_q*PW +: PW] - send_q[lk_q*PW +: PW]);
-    if (lk_go) begin
-      if (lk_nall == '0) hd_d[lk_q*QB +: QB] = lk_s;
-      lst_d[lk_q*QB +: QB]  = lk_s;
-      tail_d[lk_q*PW +: PW] = tail_q[lk_q*PW +: PW] + 1'b1;
-    end
-    // the nonempty bitmap: only NEW's queue and the linked queue move send or tail at this edge
+    lk_w    = qrd(lk_q);
+    lk_nall = lk_w[OHeld +: PW] - PW'(fr_go && fr_q == lk_q) + (lk_w[OTail +: PW] - lk_w[OSend +: PW]);
+    // the words of the queues written at this edge (the free's, NEW's, the link's: one word when two are
+    // one queue)
+    fr_wn = qnext(fr_q, fr_w);
+    nw_wn = qnext(new_q, c2_w);
+    lk_wn = qnext(lk_q, lk_w);
+    fr_oh = fr_go ? (NQ'(1) << fr_q) : NQ'(0);
+    lk_oh = lk_go ? (NQ'(1) << lk_q) : NQ'(0);
+    qv_d  = qv_q | fr_oh | nq_oh | lk_oh;
+    // the bitmaps, at the queues written: nonempty (send != tail) at NEW's and the link's, hrem != 0 at the
+    // free's, held > pc at the free's and NEW's (any other queue's held stays and its pc only counts down)
     qne_d = qne_q;
-    if (new_go) qne_d[new_q] = send_d[new_q*PW +: PW] != tail_d[new_q*PW +: PW];
-    if (lk_go) qne_d[lk_q] = send_d[lk_q*PW +: PW] != tail_d[lk_q*PW +: PW];
+    qne_d = (qne_d & ~nq_oh) | (nq_oh & {NQ{nw_wn[OSend +: PW] != nw_wn[OTail +: PW]}});
+    qne_d = (qne_d & ~lk_oh) | (lk_oh & {NQ{lk_wn[OSend +: PW] != lk_wn[OTail +: PW]}});
+    hrz_d = (hrz_q & ~fr_oh) | (fr_oh & {NQ{fr_wn[OHrem +: PW] != '0}});
+    hx_d  = hx_q | q_inc;
+    hx_d  = (hx_d & ~fr_oh) | (fr_oh & {NQ{fr_wn[OHeld +: PW] > PW'(pc_d[32'(fr_q)*CW +: CW])}});
+    hx_d  = (hx_d & ~nq_oh) | (nq_oh & {NQ{nw_wn[OHeld +: PW] > PW'(pc_d[32'(new_q)*CW +: CW])}});
     // hack (ackn of the head slot != 0) for the queues whose head slot is written or whose head moves at
     // this edge, with the edge's ackn writes forwarded (in the order of the memory's always_ff); no other
     // queue's head changes (a slot is on one list; the allocation writes a free slot)
     hack_d = hack_q;
     for (int p = 0; p < NumPorts; p++) begin
-      if (wk_hit[p] && hd_q[32'(wk_q[p*QIW +: QIW])*QB +: QB] == wk_first[p*QB +: QB])
-        hack_d[wk_q[p*QIW +: QIW]] = ackn_post(wk_first[p*QB +: QB], 1'b0) != '0;
-      b_q = {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]};
-      if (mk_v[p] && hd_q[32'(b_q)*QB +: QB] == mk_s[p*QB +: QB])
-        hack_d[b_q] = ackn_post(mk_s[p*QB +: QB], 1'b0) != '0;
+      h_q = wk_q[p*QIW +: QIW];
+      h_w = qrd(h_q);
+      h_oh = (wk_hit[p] && h_w[OHd +: QB] == wk_first[p*QB +: QB]) ? (NQ'(1) << h_q) : NQ'(0);
+      hack_d = (hack_d & ~h_oh) | (h_oh & {NQ{ackn_post(wk_first[p*QB +: QB], 1'b0) != '0}});
+      h_q = {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]};
+      h_w = qrd(h_q);
+      h_oh = (mk_v[p] && h_w[OHd +: QB] == mk_s[p*QB +: QB]) ? (NQ'(1) << h_q) : NQ'(0);
+      hack_d = (hack_d & ~h_oh) | (h_oh & {NQ{ackn_post(mk_s[p*QB +: QB], 1'b0) != '0}});
     end
-    if (fr_go) hack_d[fr_q] = ackn_post(hd_d[32'(fr_q)*QB +: QB], 1'b1) != '0;
-    if (lk_go && lk_nall == '0) hack_d[lk_q] = ackn_post(lk_s, 1'b1) != '0;
+    hack_d = (hack_d & ~fr_oh) | (fr_oh & {NQ{ackn_post(fr_wn[OHd +: QB], 1'b1) != '0}});
+    h_oh   = (lk_nall == '0) ? lk_oh : NQ'(0);
+    hack_d = (hack_d & ~h_oh) | (h_oh & {NQ{ackn_post(lk_s, 1'b1) != '0}});
 
     // counters
     inc[sue_pkg::TxPdusNew]   = CntW'(new_go);
@@ -2040,8 +2087,7 @@ module sue_tx #(
       // per queue: sized casts of 0, not '0 (an NQ*PW-bit replication, which Verilator refuses beyond 8k
       // bits at 1,024 XPUs), and not loops of part-selects (yosys' frontend is quadratic in the number of
       // assignments of one process)
-      crd_q <= (NQ*PW)'(0); send_q <= (NQ*PW)'(0); tail_q <= (NQ*PW)'(0); held_q <= (NQ*PW)'(0);
-      hrem_q <= (NQ*PW)'(0); hd_q <= (NQ*QB)'(0); lst_q <= (NQ*QB)'(0); hpdu_q <= (NQ*QB)'(0);
+      pc_q <= (NQ*CW)'(0); qv_q <= NQ'(0); hx_q <= NQ'(0); hrz_q <= NQ'(0);
       credit_q <= (NQ*2)'(0);
       qne_q <= NQ'(0);
       hack_q <= NQ'(0);
@@ -2055,8 +2101,7 @@ module sue_tx #(
       wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0;
       e_cmd_q <= 1'b0; e_dest_q <= 1'b0; e_ovf_q <= 1'b0; e_nop_q <= 1'b0; cnt_q <= '0;
     end else begin
-      crd_q <= crd_d; send_q <= send_d; tail_q <= tail_d; held_q <= held_d; hrem_q <= hrem_d; hd_q <= hd_d;
-      lst_q <= lst_d; hpdu_q <= hpdu_d;
+      pc_q <= pc_d; qv_q <= qv_d; hx_q <= hx_d; hrz_q <= hrz_d;
       qne_q <= qne_d;
       hack_q <= hack_d;
       fresh_q <= fresh_d; sheld_q <= sheld_d; flrp_q <= flrp_d; flwp_q <= flwp_d; frr_q <= frr_d;
@@ -2071,8 +2116,8 @@ module sue_tx #(
     end
   end
 
-  // pool and ring memories (nothing is written at reset: a slot is written at its allocation before it
-  // is read). Per edge: one command write (ingress: ctrl, dlen, ackn = 0 at the allocation, a data beat),
+  // pool, ring and queue memories (nothing is written at reset: a slot is written at its allocation
+  // before it is read; a queue word reads 0 until written, qv). Per edge: one command write (ingress: ctrl, dlen, ackn = 0 at the allocation, a data beat),
   // one link (sl_next of the queue's last slot, the ring entry at tail), one free FIFO push (the freed or
   // given-back slot), an ackn mark per port (descriptor walker, or Lite job end).
   always_ff @(posedge clk_i) begin
@@ -2088,10 +2133,14 @@ module sue_tx #(
         if (mk_v[p]) sl_ackn[mk_s[p*QB +: QB]] <= mk_n[p*PW +: PW];
       end
       if (lk_go) begin
-        if (lk_nall != '0) sl_next[lst_q[lk_q*QB +: QB]] <= lk_s;
-        rs_slot[ridx(32'(lk_q), tail_q[lk_q*PW +: PW])] <= lk_s;
-        rs_dlen[ridx(32'(lk_q), tail_q[lk_q*PW +: PW])] <= lk_dlen;
+        if (lk_nall != '0) sl_next[lk_w[OLst +: QB]] <= lk_s;
+        rs_slot[ridx(32'(lk_q), lk_w[OTail +: PW])] <= lk_s;
+        rs_dlen[ridx(32'(lk_q), lk_w[OTail +: PW])] <= lk_dlen;
       end
+      // the queue words (two writes to one queue carry the same word)
+      if (fr_go) qm[fr_q] <= fr_wn;
+      if (new_go) qm[new_q] <= nw_wn;
+      if (lk_go) qm[lk_q] <= lk_wn;
       if (ret_go) fl_mem[flwp_q[QB-1:0]] <= in_slot_q;
       else if (fr_go) fl_mem[flwp_q[QB-1:0]] <= fr_s;
     end
@@ -2110,12 +2159,17 @@ module sue_tx #(
   assign err_overflow_o  = e_ovf_q;
   assign err_no_port_o   = e_nop_q;
   // the debug read port of the queues; the slots in use = used at least once - free
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [QWW-1:0] dbg_w;
+  /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
+    dbg_w          = '0;
     dbg_q_count_o  = '0;
     dbg_q_unsent_o = '0;
     if (32'(dbg_q_i) < NQ) begin
-      dbg_q_count_o  = held_q[32'(dbg_q_i)*PW +: PW] + (tail_q[32'(dbg_q_i)*PW +: PW] - send_q[32'(dbg_q_i)*PW +: PW]);
-      dbg_q_unsent_o = tail_q[32'(dbg_q_i)*PW +: PW] - send_q[32'(dbg_q_i)*PW +: PW];
+      dbg_w          = qrd(dbg_q_i);
+      dbg_q_count_o  = dbg_w[OHeld +: PW] + (dbg_w[OTail +: PW] - dbg_w[OSend +: PW]);
+      dbg_q_unsent_o = dbg_w[OTail +: PW] - dbg_w[OSend +: PW];
     end
   end
   assign pool_used_o = fresh_q - (flwp_q - flrp_q);
@@ -2175,13 +2229,28 @@ module sue_tx #(
   logic [Pool*16-1:0] a_own_q, a_own_d;
   logic [PW+7:0] a_sum_held, a_sum_queued, a_total;
   logic [PW-1:0] a_d, a_fresh, a_fl;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [QWW-1:0] a_w;
+  /* verilator lint_on UNUSEDSIGNAL */
+  // field off (PW bits from bit off) of queue q's word
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [PW-1:0] a_f(input int q, input int off);
+    logic [QWW-1:0] w;
+    w = qrd(QIW'(q));
+    a_f = w[off +: PW];
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+  function automatic logic [PW-1:0] a_pc(input int q);
+    a_pc = PW'(pc_q[q*CW +: CW]);
+  endfunction
   always_comb begin
     a_sum_held = '0;
     a_sum_queued = '0;
     a_d = '0;
     for (int q = 0; q < NQ; q++) begin
-      a_sum_held   = a_sum_held + (PW+8)'(held_q[q*PW +: PW]);
-      a_d = tail_q[q*PW +: PW] - send_q[q*PW +: PW];
+      a_w = qrd(QIW'(q));
+      a_sum_held   = a_sum_held + (PW+8)'(a_w[OHeld +: PW]);
+      a_d = a_w[OTail +: PW] - a_w[OSend +: PW];
       a_sum_queued = a_sum_queued + (PW+8)'(a_d);
     end
     a_fresh = PW'(Pool) - fresh_q;
@@ -2228,17 +2297,16 @@ module sue_tx #(
       end
       assert (!(wr_ctrl && g_full)) else $error("sue_tx: write to a full queue %0d", g_q);
       for (int q = 0; q < NQ; q++) begin
-        assert (tail_q[q*PW +: PW] - crd_q[q*PW +: PW] <= PW'(QDepth) &&
-                send_q[q*PW +: PW] - crd_q[q*PW +: PW] <= tail_q[q*PW +: PW] - crd_q[q*PW +: PW] &&
-                held_q[q*PW +: PW] >= send_q[q*PW +: PW] - crd_q[q*PW +: PW])
+        assert (a_f(q, OTail) - a_f(q, OSend) + a_pc(q) <= PW'(QDepth) && a_f(q, OHeld) >= a_pc(q))
           else $error("sue_tx: queue %0d: crd <= send <= tail, tail - crd <= QDepth, held >= send - crd violated", q);
-        assert (!(held_q[q*PW +: PW] > send_q[q*PW +: PW] - crd_q[q*PW +: PW]) ||
-                hack_q[q] == (sl_ackn[hd_q[q*QB +: QB]] != '0))
+        assert (hx_q[q] == (a_f(q, OHeld) > a_pc(q)) && hrz_q[q] == (a_f(q, OHrem) != '0))
+          else $error("sue_tx: queue %0d: bit held > pc %0d or hrem != 0 %0d wrong (held %0d, pc %0d, hrem %0d)", q,
+                      hx_q[q], hrz_q[q], a_f(q, OHeld), a_pc(q), a_f(q, OHrem));
+        assert (!hx_q[q] || hack_q[q] == (sl_ackn[QB'(a_f(q, OHd))] != '0))
           else $error("sue_tx: queue %0d: head-acknowledged bit %0d, ackn of head slot %0d is %0d", q, hack_q[q],
-                      hd_q[q*QB +: QB], sl_ackn[hd_q[q*QB +: QB]]);
-        assert (qne_q[q] == (send_q[q*PW +: PW] != tail_q[q*PW +: PW]))
-          else $error("sue_tx: queue %0d: nonempty bit %0d, send != tail %0d", q, qne_q[q],
-                      send_q[q*PW +: PW] != tail_q[q*PW +: PW]);
+                      QB'(a_f(q, OHd)), sl_ackn[QB'(a_f(q, OHd))]);
+        assert (qne_q[q] == (a_f(q, OSend) != a_f(q, OTail)))
+          else $error("sue_tx: queue %0d: nonempty bit %0d, send != tail %0d", q, qne_q[q], a_f(q, OSend) != a_f(q, OTail));
       end
       assert (a_sum_held == (PW+8)'(sheld_q) && sheld_q <= PW'(HMax))
         else $error("sue_tx: held commands: sum of queues != total, or above Pool - NQ*QDepth");
