@@ -385,15 +385,11 @@ module sue_tx #(
     fv  = x;
     ffq = '0;
     for (int l = QIW - 1; l >= 0; l--) begin
-      fl = fv & ((NQW'(1) << (1 << l)) - NQW'(1));
-      if (!(|fl)) begin
-        ffq[l] = 1'b1;
-        fv = fv >> (1 << l);
-      end else begin
-        fv = fl;
-      end
+      fl     = fv & ((NQW'(1) << (1 << l)) - NQW'(1));
+      ffq[l] = !(|fl);
+      fv     = (|fl) ? fl : (fv >> (1 << l));
     end
-    if (!(|x)) ffq = '0;
+    ffq = (|x) ? ffq : '0;
   endfunction
   // port_sel (docs/sue.md step 4) of queue q, for the two queues that use it (NEW's, MIGRATE's target):
   // strict: the first live port from pin_base(q); unordered: the candidate port with the fewest out_bytes
@@ -547,15 +543,11 @@ module sue_tx #(
       fv  = x;
       ffc = '0;
       for (int l = CIW - 1; l >= 0; l--) begin
-        fl = fv & ((NCW'(1) << (1 << l)) - NCW'(1));
-        if (!(|fl)) begin
-          ffc[l] = 1'b1;
-          fv = fv >> (1 << l);
-        end else begin
-          fv = fl;
-        end
+        fl     = fv & ((NCW'(1) << (1 << l)) - NCW'(1));
+        ffc[l] = !(|fl);
+        fv     = (|fl) ? fl : (fv >> (1 << l));
       end
-      if (!(|x)) ffc = '0;
+      ffc = (|x) ? ffc : '0;
     endfunction
     always_comb begin
       held   = NQ'(0);
@@ -583,17 +575,9 @@ module sue_tx #(
       s1_fr   = fw_q & fodue_q & s1_fom;
       s1_fa   = foans_q & s1_fom;
       s1_hit  = |(s1_a | s1_r | s1_fr | s1_fa);
-      if (|s1_fa) begin
-        s1_kind = KFoAck; s1_c = ffc(s1_fa);
-      end else if (|s1_fr) begin
-        s1_kind = KFoReq; s1_c = ffc(s1_fr);
-      end else if (|s1_r) begin
-        s1_kind = KRtx; s1_c = ffc(s1_r);
-      end else if (|s1_a) begin
-        s1_kind = KAckOnly; s1_c = ffc(s1_a);
-      end else begin
-        s1_kind = '0; s1_c = '0;
-      end
+      // the first nonempty kind's set, searched once (expressions, not an if chain: see ffq)
+      s1_kind = (|s1_fa) ? KFoAck : (|s1_fr) ? KFoReq : (|s1_r) ? KRtx : (|s1_a) ? KAckOnly : 3'd0;
+      s1_c    = ffc((|s1_fa) ? s1_fa : (|s1_fr) ? s1_fr : (|s1_r) ? s1_r : s1_a);
     end
     assign ob_cur  = ob_q;
     assign crc_cur = crc_q;
@@ -985,48 +969,47 @@ module sue_tx #(
       s_fm = NCW'(0); h_bsy = NCW'(0); s_bsy = NCW'(0); h_unf = NCW'(0); s_unf = NCW'(0); h_wfl = NCW'(0);
       s_wfl = NCW'(0); h_cnth = NCW'(0); s_cnth = NCW'(0);
       for (int k = 0; k < NS; k++) begin
+        // masks, not ifs (a wide assignment under an if is a switch yosys' proc_mux pays for per bit)
         h_cmv = h_cmv | dk[k];
         if (wr(k, 1, 0, 1, 0, 1, 0)) begin
-          h_rtx = h_rtx | dk[k]; if (sl_rtx[k]) s_rtx = s_rtx | dk[k];
+          h_rtx = h_rtx | dk[k]; s_rtx = s_rtx | (sl_rtx[k] ? dk[k] : NCW'(0));
         end
         if (wr(k, 0, 0, 0, 0, 1, 0)) begin
-          h_fodue = h_fodue | dk[k]; if (sl_fodue[k]) s_fodue = s_fodue | dk[k];
+          h_fodue = h_fodue | dk[k]; s_fodue = s_fodue | (sl_fodue[k] ? dk[k] : NCW'(0));
         end
         if (wr(k, 0, 1, 0, 0, 1, 0)) begin
-          h_foans = h_foans | dk[k]; if (sl_foans[k]) s_foans = s_foans | dk[k];
+          h_foans = h_foans | dk[k]; s_foans = s_foans | (sl_foans[k] ? dk[k] : NCW'(0));
         end
         if (wr(k, 1, 0, 0, 0, 1, 1)) begin
-          h_owe = h_owe | dk[k]; if (sl_oa[k]) s_oa = s_oa | dk[k]; if (sl_on[k]) s_on = s_on | dk[k];
+          h_owe = h_owe | dk[k]; s_oa = s_oa | (sl_oa[k] ? dk[k] : NCW'(0)); s_on = s_on | (sl_on[k] ? dk[k] : NCW'(0));
         end
         if (wr(k, 0, 1, 0, 0, 1, 0)) begin
-          h_fst = h_fst | dk[k]; if (sl_fw[k]) s_fw = s_fw | dk[k]; if (sl_fm[k]) s_fm = s_fm | dk[k];
+          h_fst = h_fst | dk[k]; s_fw = s_fw | (sl_fw[k] ? dk[k] : NCW'(0)); s_fm = s_fm | (sl_fm[k] ? dk[k] : NCW'(0));
         end
         if (wr(k, 1, 1, 0, 0, 0, 1)) begin
-          h_bsy = h_bsy | dk[k]; if (sl_bsy[k]) s_bsy = s_bsy | dk[k];
+          h_bsy = h_bsy | dk[k]; s_bsy = s_bsy | (sl_bsy[k] ? dk[k] : NCW'(0));
         end
         if (wr(k, 1, 1, 0, 1, 0, 0)) begin
-          h_unf = h_unf | dk[k]; if (sl_unf[k]) s_unf = s_unf | dk[k];
+          h_unf = h_unf | dk[k]; s_unf = s_unf | (sl_unf[k] ? dk[k] : NCW'(0));
         end
         if (wr(k, 0, 0, 0, 1, 0, 1)) begin
-          h_wfl = h_wfl | dk[k]; if (sl_wfl[k]) s_wfl = s_wfl | dk[k];
+          h_wfl = h_wfl | dk[k]; s_wfl = s_wfl | (sl_wfl[k] ? dk[k] : NCW'(0));
         end
         if (wr(k, 1, 0, 0, 0, 0, 0)) begin
-          h_cnth = h_cnth | dk[k]; if (sl_cnth[k]) s_cnth = s_cnth | dk[k];
+          h_cnth = h_cnth | dk[k]; s_cnth = s_cnth | (sl_cnth[k] ? dk[k] : NCW'(0));
         end
       end
       rtxact_d = rtxact_q; fodue_d = fodue_q; oa_d = oa_q; on_d = on_q; fw_d = fw_q;
       for (int p = 0; p < NumPorts; p++) begin
-        if (dies[p]) begin
-          // every connection of p: owe = NONE, rtx_act = 0; WAIT (fo_due) with PDUs unacknowledged, else
-          // RETIRED (no flag: a dead port's connection in neither WAIT nor MIGRATE)
-          oa_d[p*NPC +: NPC]     = '0;
-          on_d[p*NPC +: NPC]     = '0;
-          rtxact_d[p*NPC +: NPC] = '0;
-          fw_d[p*NPC +: NPC]     = bsy_q[p*NPC +: NPC];
-          fodue_d[p*NPC +: NPC]  = fodue_q[p*NPC +: NPC] | bsy_q[p*NPC +: NPC];
-        end
+        // a port death: every connection of p: owe = NONE, rtx_act = 0; WAIT (fo_due) with PDUs
+        // unacknowledged, else RETIRED (no flag: a dead port's connection in neither WAIT nor MIGRATE)
+        oa_d[p*NPC +: NPC]     = dies[p] ? NPC'(0) : oa_q[p*NPC +: NPC];
+        on_d[p*NPC +: NPC]     = dies[p] ? NPC'(0) : on_q[p*NPC +: NPC];
+        rtxact_d[p*NPC +: NPC] = dies[p] ? NPC'(0) : rtxact_q[p*NPC +: NPC];
+        fw_d[p*NPC +: NPC]     = dies[p] ? bsy_q[p*NPC +: NPC] : fw_q[p*NPC +: NPC];
+        fodue_d[p*NPC +: NPC]  = fodue_q[p*NPC +: NPC] | (dies[p] ? bsy_q[p*NPC +: NPC] : NPC'(0));
       end
-      if (fo_pop && fw_q[fo_pop_c]) fodue_d = fodue_d | (NCW'(1) << fo_pop_c);
+      fodue_d = fodue_d | ((fo_pop && fw_q[fo_pop_c]) ? (NCW'(1) << fo_pop_c) : NCW'(0));
       cmv_d    = cmv_q | h_cmv;
       rtxact_d = (rtxact_d & ~h_rtx) | s_rtx;
       fodue_d  = (fodue_d & ~h_fodue) | s_fodue;
@@ -1110,17 +1093,16 @@ module sue_tx #(
         ob_q <= ob_d; crc_q <= crc_d; rank_q <= rank_d;
       end
     end
-    // the bitmaps (reset by sized casts: see the per-queue registers)
+    // the bitmaps (reset by sized casts: see the per-queue registers; the reset as an expression, not an
+    // if: a wide assignment under an if is a switch yosys' proc_mux pays for per bit)
     always_ff @(posedge clk_i) begin
-      if (!rst_ni) begin
-        cmv_q <= NCW'(0); rtxact_q <= NCW'(0); fodue_q <= NCW'(0); foans_q <= NCW'(0); oa_q <= NCW'(0);
-        on_q <= NCW'(0); fw_q <= NCW'(0); fm_q <= NCW'(0); bsy_q <= NCW'(0); unf_q <= NCW'(0); wfl_q <= NCW'(0);
-        cnth_q <= NCW'(0); adue_q <= NCW'(0);
-      end else begin
-        cmv_q <= cmv_d; rtxact_q <= rtxact_d; fodue_q <= fodue_d; foans_q <= foans_d; oa_q <= oa_d; on_q <= on_d;
-        fw_q <= fw_d; fm_q <= fm_d; bsy_q <= bsy_d; unf_q <= unf_d; wfl_q <= wfl_d; cnth_q <= cnth_d;
-        adue_q <= adue_d;
-      end
+      cmv_q    <= rst_ni ? cmv_d : NCW'(0);    rtxact_q <= rst_ni ? rtxact_d : NCW'(0);
+      fodue_q  <= rst_ni ? fodue_d : NCW'(0);  foans_q  <= rst_ni ? foans_d : NCW'(0);
+      oa_q     <= rst_ni ? oa_d : NCW'(0);     on_q     <= rst_ni ? on_d : NCW'(0);
+      fw_q     <= rst_ni ? fw_d : NCW'(0);     fm_q     <= rst_ni ? fm_d : NCW'(0);
+      bsy_q    <= rst_ni ? bsy_d : NCW'(0);    unf_q    <= rst_ni ? unf_d : NCW'(0);
+      wfl_q    <= rst_ni ? wfl_d : NCW'(0);    cnth_q   <= rst_ni ? cnth_d : NCW'(0);
+      adue_q   <= rst_ni ? adue_d : NCW'(0);
     end
 
     // ------------------------------------------------------------ ACK-delay lists (exact ACK age)
@@ -1162,8 +1144,8 @@ module sue_tx #(
         al_pop = (al_n != '0) && (now_q[16:0] - al_t[al_hd]) == {1'b0, ack_delay_q};
 `endif
         al_hd1 = al_hd;
+        adue_d = adue_d | (al_pop ? (NCW'(1) << al_hd) : NCW'(0));
         if (al_pop) begin
-          adue_d = adue_d | (NCW'(1) << al_hd);
           al_hd1 = al_nx[al_hd];
           al_n = al_n - 1'b1;
         end
@@ -1186,7 +1168,7 @@ module sue_tx #(
         al_a   = CIW'((32'(p)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 + 32'(fb_vc_i[p*2 +: 2]));
         al_app = fb_valid_i[p] && live[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus &&
                  !oa_q[al_a] && !on_q[al_a] && (oa_d[al_a] || on_d[al_a]);
-        if (al_app && ack_delay_q == '0) adue_d = adue_d | (NCW'(1) << al_a);
+        adue_d = adue_d | ((al_app && ack_delay_q == '0) ? (NCW'(1) << al_a) : NCW'(0));
         if (al_app && ack_delay_q != '0) begin
           if (al_n == '0) begin
             al_hd1 = al_a;
@@ -2033,12 +2015,12 @@ module sue_tx #(
     // the bitmaps, at the queues written: nonempty (send != tail) at NEW's and the link's, hrem != 0 at the
     // free's, held > pc at the free's and NEW's (any other queue's held stays and its pc only counts down)
     qne_d = qne_q;
-    qne_d = (qne_d & ~nq_oh) | (nq_oh & {NQ{nw_wn[OSend +: PW] != nw_wn[OTail +: PW]}});
-    qne_d = (qne_d & ~lk_oh) | (lk_oh & {NQ{lk_wn[OSend +: PW] != lk_wn[OTail +: PW]}});
-    hrz_d = (hrz_q & ~fr_oh) | (fr_oh & {NQ{fr_wn[OHrem +: PW] != '0}});
+    qne_d = (qne_d & ~nq_oh) | ((nw_wn[OSend +: PW] != nw_wn[OTail +: PW]) ? nq_oh : NQ'(0));
+    qne_d = (qne_d & ~lk_oh) | ((lk_wn[OSend +: PW] != lk_wn[OTail +: PW]) ? lk_oh : NQ'(0));
+    hrz_d = (hrz_q & ~fr_oh) | ((fr_wn[OHrem +: PW] != '0) ? fr_oh : NQ'(0));
     hx_d  = hx_q | q_inc;
-    hx_d  = (hx_d & ~fr_oh) | (fr_oh & {NQ{fr_wn[OHeld +: PW] > PW'(pc_d[32'(fr_q)*CW +: CW])}});
-    hx_d  = (hx_d & ~nq_oh) | (nq_oh & {NQ{nw_wn[OHeld +: PW] > PW'(pc_d[32'(new_q)*CW +: CW])}});
+    hx_d  = (hx_d & ~fr_oh) | ((fr_wn[OHeld +: PW] > PW'(pc_d[32'(fr_q)*CW +: CW])) ? fr_oh : NQ'(0));
+    hx_d  = (hx_d & ~nq_oh) | ((nw_wn[OHeld +: PW] > PW'(pc_d[32'(new_q)*CW +: CW])) ? nq_oh : NQ'(0));
     // hack (ackn of the head slot != 0) for the queues whose head slot is written or whose head moves at
     // this edge, with the edge's ackn writes forwarded (in the order of the memory's always_ff); no other
     // queue's head changes (a slot is on one list; the allocation writes a free slot)
@@ -2047,15 +2029,15 @@ module sue_tx #(
       h_q = wk_q[p*QIW +: QIW];
       h_w = qrd(h_q);
       h_oh = (wk_hit[p] && h_w[OHd +: QB] == wk_first[p*QB +: QB]) ? (NQ'(1) << h_q) : NQ'(0);
-      hack_d = (hack_d & ~h_oh) | (h_oh & {NQ{ackn_post(wk_first[p*QB +: QB], 1'b0) != '0}});
+      hack_d = (hack_d & ~h_oh) | ((ackn_post(wk_first[p*QB +: QB], 1'b0) != '0) ? h_oh : NQ'(0));
       h_q = {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]};
       h_w = qrd(h_q);
       h_oh = (mk_v[p] && h_w[OHd +: QB] == mk_s[p*QB +: QB]) ? (NQ'(1) << h_q) : NQ'(0);
-      hack_d = (hack_d & ~h_oh) | (h_oh & {NQ{ackn_post(mk_s[p*QB +: QB], 1'b0) != '0}});
+      hack_d = (hack_d & ~h_oh) | ((ackn_post(mk_s[p*QB +: QB], 1'b0) != '0) ? h_oh : NQ'(0));
     end
-    hack_d = (hack_d & ~fr_oh) | (fr_oh & {NQ{ackn_post(fr_wn[OHd +: QB], 1'b1) != '0}});
+    hack_d = (hack_d & ~fr_oh) | ((ackn_post(fr_wn[OHd +: QB], 1'b1) != '0) ? fr_oh : NQ'(0));
     h_oh   = (lk_nall == '0) ? lk_oh : NQ'(0);
-    hack_d = (hack_d & ~h_oh) | (h_oh & {NQ{ackn_post(lk_s, 1'b1) != '0}});
+    hack_d = (hack_d & ~h_oh) | ((ackn_post(lk_s, 1'b1) != '0) ? h_oh : NQ'(0));
 
     // counters
     inc[sue_pkg::TxPdusNew]   = CntW'(new_go);
@@ -2084,13 +2066,6 @@ module sue_tx #(
       hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
       ack_count_q <= cfg_ack_count_i;
       fo_retry_q <= cfg_fo_retry_i;
-      // per queue: sized casts of 0, not '0 (an NQ*PW-bit replication, which Verilator refuses beyond 8k
-      // bits at 1,024 XPUs), and not loops of part-selects (yosys' frontend is quadratic in the number of
-      // assignments of one process)
-      pc_q <= (NQ*CW)'(0); qv_q <= NQ'(0); hx_q <= NQ'(0); hrz_q <= NQ'(0);
-      credit_q <= (NQ*2)'(0);
-      qne_q <= NQ'(0);
-      hack_q <= NQ'(0);
       fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0;
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
       in_slot_q <= '0; in_dlen_q <= '0;
@@ -2101,9 +2076,6 @@ module sue_tx #(
       wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0;
       e_cmd_q <= 1'b0; e_dest_q <= 1'b0; e_ovf_q <= 1'b0; e_nop_q <= 1'b0; cnt_q <= '0;
     end else begin
-      pc_q <= pc_d; qv_q <= qv_d; hx_q <= hx_d; hrz_q <= hrz_d;
-      qne_q <= qne_d;
-      hack_q <= hack_d;
       fresh_q <= fresh_d; sheld_q <= sheld_d; flrp_q <= flrp_d; flwp_q <= flwp_d; frr_q <= frr_d;
       in_act_q <= in_act_d; in_drop_q <= in_drop_d; in_err_q <= in_err_d; in_q_q <= in_q_d;
       in_beat_q <= in_beat_d; in_nb_q <= in_nb_d; in_slot_q <= in_slot_d; in_dlen_q <= in_dlen_d;
@@ -2111,9 +2083,22 @@ module sue_tx #(
       jn_q <= jn_d; jop_q <= jop_d; japsn_q <= japsn_d; jrsvd_q <= jrsvd_d; acc_q <= acc_d; accn_q <= accn_d;
       ph_q <= ph_d; bk_q <= bk_d; bs_q <= bs_d; bj_q <= bj_d; fbeat_q <= fbeat_d; eofh_q <= eofh_d;
       mv_q <= mv_d; msof_q <= msof_d; meof_q <= meof_d; mdata_q <= mdata_d; mnb_q <= mnb_d;
-      wrr_vc_q <= wrr_vc_d; wrr_cnt_q <= wrr_cnt_d; rr_q <= rr_d; dead_q <= dead_d; credit_q <= credit_d;
+      wrr_vc_q <= wrr_vc_d; wrr_cnt_q <= wrr_cnt_d; rr_q <= rr_d; dead_q <= dead_d;
       e_cmd_q <= e_cmd_d; e_dest_q <= e_dest_d; e_ovf_q <= e_ovf_d; e_nop_q <= e_nop_d; cnt_q <= cnt_d;
     end
+  end
+
+  // per queue: sized casts of 0, not '0 (an NQ*PW-bit replication, which Verilator refuses beyond 8k
+  // bits at 1,024 XPUs), not loops of part-selects (yosys' frontend is quadratic in the number of
+  // assignments of one process), and the reset as an expression (see the connection bitmaps)
+  always_ff @(posedge clk_i) begin
+    pc_q     <= rst_ni ? pc_d : (NQ*CW)'(0);
+    credit_q <= rst_ni ? credit_d : (NQ*2)'(0);
+    qv_q     <= rst_ni ? qv_d : NQ'(0);
+    hx_q     <= rst_ni ? hx_d : NQ'(0);
+    hrz_q    <= rst_ni ? hrz_d : NQ'(0);
+    qne_q    <= rst_ni ? qne_d : NQ'(0);
+    hack_q   <= rst_ni ? hack_d : NQ'(0);
   end
 
   // pool, ring and queue memories (nothing is written at reset: a slot is written at its allocation
