@@ -376,21 +376,10 @@ module sue_tx #(
     h = own_q[1:0] + 2'(q/4) + 2'(q%4);
     pin_base = h & 2'(NumPorts - 1);
   endfunction
-  // Find-first over bitmaps (the lowest set bit; 0 when none), a binary search of log2(width) steps: the
-  // scans below are vector operations, not loops over every queue or connection (yosys' frontend unrolls
-  // such loops statement by statement, which does not finish at 1,024 XPUs).
+  // Find-first over bitmaps: sue_ff1 instances (the lowest set bit, a binary search of log2(width)
+  // steps): the scans below are vector operations, not loops over every queue or connection (yosys'
+  // frontend unrolls such loops statement by statement, which does not finish at 1,024 XPUs).
   localparam int NQW = 1 << QIW;                   // queue bitmap width (>= NQ)
-  function automatic logic [QIW-1:0] ffq(input logic [NQW-1:0] x);
-    logic [NQW-1:0] fv, fl;
-    fv  = x;
-    ffq = '0;
-    for (int l = QIW - 1; l >= 0; l--) begin
-      fl     = fv & ((NQW'(1) << (1 << l)) - NQW'(1));
-      ffq[l] = !(|fl);
-      fv     = (|fl) ? fl : (fv >> (1 << l));
-    end
-    ffq = (|x) ? ffq : '0;
-  endfunction
   // port_sel (docs/sue.md step 4) of queue q, for the two queues that use it (NEW's, MIGRATE's target):
   // strict: the first live port from pin_base(q); unordered: the candidate port with the fewest out_bytes
   // (ties to the lowest; Lite: the lowest candidate)
@@ -423,7 +412,7 @@ module sue_tx #(
   logic [3:0]          c2_any;
   logic [1:0]          c2_t;
   logic [NQ-1:0]       startable, c2_x;
-  logic [NQW-1:0]      c2_ge;
+  logic [NQW-1:0]      c2_ge, c2_ffx;
   logic [QIW-1:0]      c2_pick;
   logic [1:0]          c2_v, c2_vk;
   logic                c2_stop;
@@ -473,7 +462,10 @@ module sue_tx #(
     // the first peer from rr_peer[v] (cyclic) with a startable queue of VC v
     c2_x    = startable & c2_kv[c2_v];
     c2_ge   = NQW'(c2_x) & (~NQW'(0) << (32'(rr_q[c2_v*PIW +: PIW]) * 4));
-    c2_pick = (|c2_ge) ? ffq(c2_ge) : ffq(NQW'(c2_x));
+    c2_ffx  = (|c2_ge) ? c2_ge : NQW'(c2_x);
+  end
+  sue_ff1 #(.IW(QIW)) u_ff_new (.x_i(c2_ffx), .idx_o(c2_pick));
+  always_comb begin
     new_i   = PIW'(c2_pick >> 2);
     new_q = QIW'({new_i, new_v});
     new_t = pport(new_q);
@@ -536,19 +528,7 @@ module sue_tx #(
     // MIGRATE (the one whose port died last holds the queue's oldest PDUs and migrates first).
     logic [NQ-1:0]     held, migq, mhi, mlo;   // mrank(q) = {mhi[q], mlo[q]}
     logic [NQ-1:0]     s1_has [4];             // q has a connection in MIGRATE on a port of death rank r
-    logic [NCW-1:0]    s1_okm, s1_fom, s1_a, s1_r, s1_fr, s1_fa;
-    // find-first over the connection bitmaps (see ffq)
-    function automatic logic [CIW-1:0] ffc(input logic [NCW-1:0] x);
-      logic [NCW-1:0] fv, fl;
-      fv  = x;
-      ffc = '0;
-      for (int l = CIW - 1; l >= 0; l--) begin
-        fl     = fv & ((NCW'(1) << (1 << l)) - NCW'(1));
-        ffc[l] = !(|fl);
-        fv     = (|fl) ? fl : (fv >> (1 << l));
-      end
-      ffc = (|x) ? ffc : '0;
-    endfunction
+    logic [NCW-1:0]    s1_okm, s1_fom, s1_a, s1_r, s1_fr, s1_fa, s1_ffx;
     always_comb begin
       held   = NQ'(0);
       migq   = NQ'(0);
@@ -575,10 +555,11 @@ module sue_tx #(
       s1_fr   = fw_q & fodue_q & s1_fom;
       s1_fa   = foans_q & s1_fom;
       s1_hit  = |(s1_a | s1_r | s1_fr | s1_fa);
-      // the first nonempty kind's set, searched once (expressions, not an if chain: see ffq)
+      // the first nonempty kind's set, searched once (expressions, not an if chain: see sue_ff1)
       s1_kind = (|s1_fa) ? KFoAck : (|s1_fr) ? KFoReq : (|s1_r) ? KRtx : (|s1_a) ? KAckOnly : 3'd0;
-      s1_c    = ffc((|s1_fa) ? s1_fa : (|s1_fr) ? s1_fr : (|s1_r) ? s1_r : s1_a);
+      s1_ffx  = (|s1_fa) ? s1_fa : (|s1_fr) ? s1_fr : (|s1_r) ? s1_r : s1_a;
     end
+    sue_ff1 #(.IW(CIW)) u_ff_s1 (.x_i(s1_ffx), .idx_o(s1_c));
     assign ob_cur  = ob_q;
     assign crc_cur = crc_q;
 
@@ -598,11 +579,13 @@ module sue_tx #(
       // its queue's highest (mrank)
       s2_m = NCW'(0);
       for (int p = 0; p < NumPorts; p++) begin
-        s2_m[p*NPC +: NPC] = fm_q[p*NPC +: NPC] & psel_ok & ~held & ~(mhi ^ {NPC{rank_q[p*2 + 1]}}) &
-                             ~(mlo ^ {NPC{rank_q[p*2]}});
+        s2_m[p*NPC +: NPC] = fm_q[p*NPC +: NPC] & psel_ok & ~held & (rank_q[p*2 + 1] ? mhi : ~mhi) &
+                             (rank_q[p*2] ? mlo : ~mlo);
       end
+    end
+    sue_ff1 #(.IW(CIW)) u_ff_mig (.x_i(s2_m), .idx_o(s2_mc));
+    always_comb begin
       s2_mhit = |s2_m;
-      s2_mc   = ffc(s2_m);
       s2_t   = pport(QIW'(32'(s2_mc) % NPC));
       s_hit  = s1_hit || s2_mhit;
       s_kind = s1_hit ? s1_kind : (s2_mhit ? KMig : 3'd0);
@@ -711,11 +694,15 @@ module sue_tx #(
     logic        pb_any;
     logic [CIW-1:0] pb_c;
     logic [1:0]  sl_f;
+    // descriptor walkers: per port the lowest connection with free_psn != ack_psn
+    logic [QIW-1:0] wk_ci [NumPorts];
+    for (genvar p = 0; p < NumPorts; p++) begin : g_wk
+      sue_ff1 #(.IW(QIW)) u_ff_wk (.x_i(NQW'(unf_q[p*NPC +: NPC])), .idx_o(wk_ci[p]));
+    end
     always_comb begin
-      // descriptor walkers: per port the lowest connection with free_psn != ack_psn
       for (int p = 0; p < NumPorts; p++) begin
         wk_hit[p] = |unf_q[p*NPC +: NPC];
-        wk_c[p*CIW +: CIW] = wk_hit[p] ? CIW'(32'(p)*NPC + 32'(ffq(NQW'(unf_q[p*NPC +: NPC])))) : '0;
+        wk_c[p*CIW +: CIW] = wk_hit[p] ? CIW'(32'(p)*NPC + 32'(wk_ci[p])) : '0;
       end
       // the slots
       for (int p = 0; p < NumPorts; p++) begin
@@ -1583,7 +1570,7 @@ module sue_tx #(
   logic [NQ-1:0]     fr_ok;
   logic [PW-1:0]     lk_nall, fr_n;
   logic [NQ-1:0]     fr_pq, q_inc, b_cov;
-  logic [NQW-1:0]    fr_ge;
+  logic [NQW-1:0]    fr_ge, fr_ffx;
   logic [QIW-1:0]    b_q;
   logic              cr_go;               // a credit goes back at the ingress (a failed or malformed command)
   logic [QIW-1:0]    cr_q;
@@ -1857,6 +1844,24 @@ module sue_tx #(
     for (int q = 0; q < NQ; q++) credit_d[q*2 +: 2] = {cr_oh[q] & q_inc[q], cr_oh[q] ^ q_inc[q]};
   end
   assign fr_pq = hx_q & (hrz_q | hack_q);
+  // 7. slot free: freeable, the oldest held slot's credit went back and its PDU is acknowledged (fr_pq),
+  // and no busy builder's job is that PDU (the builders' queues only)
+  always_comb begin
+    b_cov = NQ'(0);
+    for (int p = 0; p < NumPorts; p++) begin
+      b_q = {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]};
+      b_w = qrd(b_q);
+      b_cov = b_cov | ((busy_q[p] && jn_q[p*PW +: PW] != '0 &&
+                        jfirst_q[p*QB +: QB] == ((b_w[OHrem +: PW] != '0) ? b_w[OHpdu +: QB] : b_w[OHd +: QB]))
+                       ? (NQ'(1) << b_q) : NQ'(0));
+    end
+    fr_ok  = fr_pq & ~b_cov;
+    // round robin from frr over the freeable queues
+    fr_hit = |fr_ok;
+    fr_ge  = NQW'(fr_ok) & (~NQW'(0) << frr_q);
+    fr_ffx = (|fr_ge) ? fr_ge : NQW'(fr_ok);
+  end
+  sue_ff1 #(.IW(QIW)) u_ff_free (.x_i(fr_ffx), .idx_o(fr_q));
   // ackn of slot sl after this edge's writes (the allocation's 0, then per port the walker's and the
   // mark's n); rd: sl may be written by none of them (the memory is read), else it is one of their slots
   function automatic logic [PW-1:0] ackn_post(input logic [QB-1:0] sl, input logic rd);
@@ -1971,23 +1976,8 @@ module sue_tx #(
       else flrp_d = flrp_q + 1'b1;
     end
 
-    // 7. credit free (per queue, below), slot free (one per edge for the instance)
-    // freeable: the oldest held slot's credit went back and its PDU is acknowledged (fr_pq), and no busy
-    // builder's job is that PDU (the builders' queues only)
-    b_cov = NQ'(0);
-    for (int p = 0; p < NumPorts; p++) begin
-      b_q = {ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]};
-      b_w = qrd(b_q);
-      if (busy_q[p] && jn_q[p*PW +: PW] != '0 &&
-          jfirst_q[p*QB +: QB] == ((b_w[OHrem +: PW] != '0) ? b_w[OHpdu +: QB] : b_w[OHd +: QB]))
-        b_cov = b_cov | (NQ'(1) << b_q);
-    end
-    fr_ok  = fr_pq & ~b_cov;
-    // round robin from frr over the freeable queues
-    fr_hit = |fr_ok;
-    fr_ge  = NQW'(fr_ok) & (~NQW'(0) << frr_q);
-    fr_q   = (|fr_ge) ? ffq(fr_ge) : ffq(NQW'(fr_ok));
-    // a failed command's slot goes back instead (one free per edge)
+    // 7. credit free (per queue, above), slot free (one per edge for the instance: the freeable queue
+    // fr_q, above); a failed command's slot goes back instead
     fr_go = fr_hit && !ret_go;
     fr_w  = qrd(fr_q);
     fr_s  = fr_w[OHd +: QB];
