@@ -376,13 +376,19 @@ class Harness {
     in.cfg = cfg_;
     in.cfg.own_xpuid ^= 0x155;  // cfg is ignored out of reset
     // the debug read ports: odd cycles the queue of the command being received (its connection on a
-    // rotating port), even cycles a sweep over every queue and connection
+    // rotating port), even cycles a sweep over every index the ports' widths allow (clog2(NQ), clog2(NC)
+    // bits: with an XPU count not a power of 2 the indices >= NQ, NC exist and read 0)
     if (t_ & 1) {
       dbg_q_ = cur_q_;
       dbg_conn_ = static_cast<unsigned>(((t_ / 2) % np_) * p_.nq() + cur_q_);
     } else {
-      dbg_q_ = static_cast<unsigned>((t_ / 2) % p_.nq());
-      dbg_conn_ = static_cast<unsigned>((t_ / 2) % p_.nc());
+      const auto p2 = [](unsigned v) {  // 2^clog2(v)
+        unsigned r = 1;
+        while (r < v) r <<= 1;
+        return r;
+      };
+      dbg_q_ = static_cast<unsigned>((t_ / 2) % p2(p_.nq()));
+      dbg_conn_ = static_cast<unsigned>((t_ / 2) % p2(p_.nc()));
     }
     in.dbg_q = dbg_q_, in.dbg_conn = dbg_conn_;
     // network

@@ -259,6 +259,20 @@ TEST(SueTxLockstep, X1024) {
   EXPECT_GT(r.st.deaths, 0u);
 }
 
+// An XPU count that is not a power of 2 (variant x12: 12 XPUs on 2 ports, 48 queues, 96 connections):
+// commands to every XPU id, faults and failover, and the debug read ports swept over all 64 queue and
+// 128 connection indices their widths allow, the ones >= NQ, NC reading 0 in RTL and twin.
+TEST(SueTxLockstep, X12NotPowerOfTwo) {
+  auto c = faults(12);
+  c.cycles = 40000;
+  c.p_death = 0.0001;
+  auto r = run_lockstep("x12", c);
+  EXPECT_EQ(r.fail, "");
+  EXPECT_GT(r.st.new_pdus, 500u);
+  EXPECT_GT(r.st.rtx_pdus, 10u);
+  EXPECT_GT(r.st.deaths, 0u);
+}
+
 // The retransmit store full (cover point c_pool_full): a pool of 256 slots, 128 of them for sent
 // commands (QDepth 8 x 16 queues reserved for the credited ones), long and lossy feedback, so the
 // unacknowledged commands reach the limit and NEW PDUs wait for frees; RTL and twin agree throughout.
