@@ -57,6 +57,9 @@ struct HarnessCfg {
   double p_fb_loss = 0.02;   ///< an ACK/NACK feedback event is lost
   double p_owe = 0.01;       ///< a random owed ACK/NACK/DUP rides on a feedback event
   double p_fo_req = 0.0005;  ///< the peer asks us for an FO-ACK (random connection)
+  /// A NACK(e) naming a connection's next unsent PSN (e = npsn: the receiver saw every PDU), per port and
+  /// edge: in range, it acknowledges every PDU sent and starts no go-back-N. 0: never (no draw).
+  double p_nack_next = 0;
   double p_fo_loss = 0.2;    ///< an FO-ACK answer is lost (the sender retries)
   double p_death = 0.0;      ///< per cycle: a port dies (multi-port variants, one port stays up)
   double p_reset = 0.0;      ///< per cycle: a mid-run reset (new random configuration)
@@ -74,6 +77,7 @@ struct HarnessStats {
   uint64_t cycles = 0, frames = 0, data_frames = 0, new_pdus = 0, rtx_pdus = 0, mig_pdus = 0, ack_only = 0,
            fo_req = 0, fo_ack = 0, delivered = 0, accepted = 0, resets = 0, deaths = 0, lost_frames = 0,
            max_inflight = 0, window_full_cycles = 0;
+  uint64_t nack_next = 0;         ///< NACKs naming the connection's next unsent PSN (HarnessCfg::p_nack_next)
   uint64_t ack_only_acks = 0;     ///< ACK-only frames carrying an ACK (not a NACK: a NACK leaves at once)
   uint32_t strict_new_ports = 0;  ///< ports that carried a strict-mode NEW PDU (bit per port)
 };
@@ -429,6 +433,19 @@ class Harness {
       if (!fq.empty() && fq.front().due <= t_) {
         in.fb[p] = fq.front().f;
         fq.pop_front();
+      }
+      if (!in.fb[p].valid && !draining_ && !lite_ && !dead_[p] && c_.p_nack_next > 0 && rng_.chance(c_.p_nack_next)) {
+        sue::Feedback f;
+        f.valid = true;
+        f.peer = peer_draw();
+        f.vc = static_cast<uint32_t>(rng_.uniform(0, 3));
+        f.rop = 2;
+        const Conn& x = conn_[cidx(p, f.peer, f.vc)];
+        f.rapsn = x.next_new;
+        if (x.next_new != x.ackp) {  // PDUs outstanding: in range
+          in.fb[p] = f;
+          ++st_.nack_next;
+        }
       }
       if (!in.fb[p].valid && !draining_ && !lite_ && rng_.chance(c_.p_owe)) {  // an owed ACK/NACK/DUP alone
         sue::Feedback f;

@@ -164,15 +164,20 @@ TEST(SueTxLockstep, S1OneConnectionWindowFull) {
   EXPECT_GT(r.st.window_full_cycles, 0u);
 }
 
+// Port deaths and failover on 2 ports; and NACKs(e) naming the connection's next unsent PSN (a receiver
+// that saw every PDU, e.g. a stale NACK): in range, such a NACK acknowledges every PDU sent and starts no
+// go-back-N (docs/sue.md "Feedback"); RTL = twin throughout.
 TEST(SueTxLockstep, S2Failover) {
   auto c = faults(21);
   c.p_death = 0.00005;
+  c.p_nack_next = 0.05;
   auto r = run_lockstep("s2", c);
   EXPECT_EQ(r.fail, "");
   expect_busy(r, true);
   EXPECT_GT(r.st.deaths, 0u);
   EXPECT_GT(r.st.fo_req, 0u);
   EXPECT_GT(r.ack_by_count, 0u);  // ACK-only frames sent by cfg_ack_count before their age, RTL = twin
+  EXPECT_GT(r.st.nack_next, 100u);
 }
 
 TEST(SueTxLockstep, S4Failover) {
