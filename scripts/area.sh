@@ -71,6 +71,7 @@ chparam -set Profile $prof -set MaxPack $mp $COMMON $SIZES $mod
 hierarchy -check -top $mod
 proc
 flatten
+rename -top $mod
 opt -fast
 wreduce
 memory -nomap
