@@ -84,12 +84,24 @@ write_json $base.json
 EOF
   rm -f "$base.json" "$base.err"
   local t0=$SECONDS
-  if timeout "$TMO" "$YOSYS" -q -l "$base.log" -s "$base.ys" >/dev/null 2>&1 && [ -s "$base.json" ]; then
+  local rc=0
+  timeout "$TMO" "$YOSYS" -q -l "$base.log" -s "$base.ys" >/dev/null 2>&1 || rc=$?
+  if [ $rc -eq 0 ] && [ -s "$base.json" ]; then
     echo "$((SECONDS - t0))" >"$base.secs"
   else
-    local why
+    # the reason: yosys' own error, the time limit, or how it stopped (and the pass it was in)
+    local why pass
     why=$(grep -m1 -E "ERROR" "$base.log" 2>/dev/null | sed "s|$SRC/||")
-    [ -z "$why" ] && why="no result within ${TMO} s"
+    pass=$(grep -E "^[0-9.]+ Executing " "$base.log" 2>/dev/null | tail -1 | sed -E 's/^[0-9.]+ Executing ([A-Z_]+).*/\1/')
+    if [ -z "$why" ]; then
+      case $rc in
+        124) why="no result within ${TMO} s (AREA_TIMEOUT)" ;;
+        134|137) why="yosys killed or aborted (exit $rc: out of memory?) after $((SECONDS - t0)) s" ;;
+        0) why="yosys wrote no netlist" ;;
+        *) why="yosys failed (exit $rc) after $((SECONDS - t0)) s" ;;
+      esac
+      [ -n "$pass" ] && why="$why, in pass $pass"
+    fi
     echo "$why" >"$base.err"
   fi
 }
