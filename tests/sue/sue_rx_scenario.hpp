@@ -162,8 +162,31 @@ Outcome run_scenario(Block& blk, const sue::RxParams& p, uint64_t seed, const Kn
         e.bad_cnt = RxCnt::drop_malformed;
         tf.bytes = wire(f);
         const size_t o0 = p.o0();
-        switch (frng.uniform(0, 6)) {
+        const uint64_t mcase = frng.uniform(0, 8);
+        size_t at = 0;  // cases 7, 8: an op header at byte 31 of a beat (stored-stream offset)
+        if (mcase >= 7) {
+          for (int t = 0; t < 8 && !at; ++t) {
+            if (t) f.cmds = rand_cmds(frng, p, k.max_cmds), tf.bytes = wire(f);
+            for (size_t pos = o0; pos + 1 < tf.bytes.size();) {
+              if (pos % 32 == 31) {
+                at = pos;
+                break;
+              }
+              const unsigned h = unsigned(tf.bytes[fidx(pos)]) << 8 | tf.bytes[fidx(pos + 1)];
+              if (h & 0x8000) break;
+              pos += 2 + (h & 0xfff);
+            }
+          }
+        }
+        switch (mcase >= 7 && !at ? 0 : mcase) {  // no such header in 8 draws: a plain cut (case 0)
           case 0: tf.bytes.resize(tf.bytes.size() - frng.uniform(1, std::min<size_t>(40, tf.bytes.size() - 1))); break;
+          case 7:  // cut inside the beat whose byte 31 starts an op header: that header, at the eof beat, cannot be read
+            tf.bytes.resize(at + 1 - frng.uniform(0, 30));
+            break;
+          case 8:  // the header split over the beat boundary, then an eof beat with nbytes 0
+            tf.bytes.resize(at + 1);
+            tf.empty_eof = true;
+            break;
           case 1:
             for (uint64_t i = 0, n = frng.uniform(1, 40); i < n; ++i) tf.bytes.push_back(static_cast<uint8_t>(frng.next()));
             break;

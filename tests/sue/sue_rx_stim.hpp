@@ -104,6 +104,7 @@ struct TxFrame {
   int tag = 0;            ///< the test's reference to what it predicted
   bool stray = false;     ///< beats without sof (bytes.size()/32 stray beats)
   unsigned bad_nbytes = 0;  ///< != 0: eof nbytes forced to this (33..63)
+  bool empty_eof = false;   ///< one more beat after the bytes: the eof beat, with nbytes 0
 };
 
 /// One MAC: presents beats of queued frames; holds a beat until it is taken.
@@ -155,13 +156,13 @@ class Feeder {
  private:
   void make(sue::RxBeat& b) {
     const size_t n = f_.bytes.size();
-    const size_t nbeats = (n + 31) / 32;
+    const size_t nbeats = (n + 31) / 32 + (f_.empty_eof ? 1 : 0);
     const size_t idx = pos_ / 32;
     b.sof = !f_.stray && idx == 0;
     const bool cut = f_.abandon_after >= 0 && idx + 1 == static_cast<size_t>(f_.abandon_after);
     b.eof = !f_.stray && !cut && idx + 1 == nbeats;
     last_beat_ = cut || idx + 1 == nbeats;
-    const size_t m = std::min<size_t>(32, n - pos_);
+    const size_t m = pos_ < n ? std::min<size_t>(32, n - pos_) : 0;
     for (size_t k = 0; k < 32; ++k)
       b.data[k] = k < m ? f_.bytes[pos_ + k] : static_cast<uint8_t>(rng_.next());  // junk beyond nbytes
     b.nbytes = b.eof ? static_cast<uint32_t>(m) : static_cast<uint32_t>(rng_.uniform(0, 63));  // ignored unless eof
