@@ -419,6 +419,7 @@ module sue_tx #(
   logic [15:0]         c2_sum;
   logic [11:0]         c2_dl;
   logic [PW-1:0]       c2_avail, c2_room;
+  logic                c2_clamp;             // the pool room bounds the packing (kept for coverage)
   logic [QWW-1:0]      c2_w;                 // NEW's queue word
   always_comb begin
     c2_t = '0; c2_pat = '0; c2_any = '0; c2_vk = '0;
@@ -474,7 +475,8 @@ module sue_tx #(
     new_first = rs_slot[ridx(32'(new_q), c2_w[OSend +: PW])];
     // packing: the longest prefix of [send, tail) within MaxPack and the pool room
     c2_avail = c2_w[OTail +: PW] - c2_w[OSend +: PW];
-    if (c2_room < c2_avail) c2_avail = c2_room;
+    c2_clamp = c2_room < c2_avail;
+    if (c2_clamp) c2_avail = c2_room;
     c2_stop  = 1'b0;
     c2_sum   = '0;
     new_n    = '0;
@@ -1111,10 +1113,11 @@ module sue_tx #(
     logic [CIW-1:0]              al_hd, al_hd1, al_tl, al_u, al_a;
     logic [CIW:0]                al_n;
     logic                        al_pop, al_unl, al_ugo, al_app;
+    logic [NumPorts-1:0]         al_emp;     // port p appends to its empty list (kept for coverage)
     always_comb begin
       adue_d = adue_q;
       alh_d = alh_q; alt_d = alt_q; aln_d = aln_q;
-      w_unx = '0; w_upv = '0; w_anx = '0; w_app = '0;
+      w_unx = '0; w_upv = '0; w_anx = '0; w_app = '0; al_emp = '0;
       w_unx_a = '0; w_unx_v = '0; w_upv_a = '0; w_upv_v = '0; w_anx_a = '0; w_app_a = '0; w_app_pv = '0;
       // the job's piggyback sends the owed ACK of pb_c (owe leaves ACK/NACK for NONE)
       al_u   = pb_c;
@@ -1157,7 +1160,8 @@ module sue_tx #(
                  !oa_q[al_a] && !on_q[al_a] && (oa_d[al_a] || on_d[al_a]);
         adue_d = adue_d | ((al_app && ack_delay_q == '0) ? (NCW'(1) << al_a) : NCW'(0));
         if (al_app && ack_delay_q != '0) begin
-          if (al_n == '0) begin
+          al_emp[p] = al_n == '0;
+          if (al_emp[p]) begin
             al_hd1 = al_a;
           end else begin
             w_anx[p] = 1'b1; w_anx_a[p*CIW +: CIW] = al_tl;
@@ -1214,10 +1218,11 @@ module sue_tx #(
     logic [3*CIW-1:0]        rl_cand;
     logic [2:0]              rl_cv;
     logic                    rl_jgo;
+    logic [NumPorts*3-1:0]   rl_emp;         // append k of port p to its empty list (kept for coverage)
     always_comb begin
       rlh_d = rlh_q; rlt_d = rlt_q; rln_d = rln_q;
       rw_unx = '0; rw_upv = '0; rw_unx_a = '0; rw_unx_v = '0; rw_upv_a = '0; rw_upv_v = '0;
-      rw_anx = '0; rw_app = '0; rw_anx_a = '0; rw_app_a = '0; rw_app_pv = '0;
+      rw_anx = '0; rw_app = '0; rw_anx_a = '0; rw_app_a = '0; rw_app_pv = '0; rl_emp = '0;
       rl_jgo = new_go || (job_go && s_kind == KMig);
       rl_jc  = new_go ? new_c : s_c2;
       for (int p = 0; p < NumPorts; p++) begin
@@ -1251,7 +1256,8 @@ module sue_tx #(
         rl_cv[2] = rl_jgo && 32'(rl_jc) / NPC == p && !bsy_q[rl_jc];
         for (int k = 0; k < 3; k++) begin
           if (live[p] && rl_cv[k]) begin
-            if (rl_n == '0) begin
+            rl_emp[p*3 + k] = rl_n == '0;
+            if (rl_emp[p*3 + k]) begin
               rl_h1 = rl_cand[k*CIW +: CIW];
             end else begin
               rw_anx[p*3 + k] = 1'b1; rw_anx_a[(p*3 + k)*CIW +: CIW] = rl_tl;
