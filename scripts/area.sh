@@ -2,8 +2,10 @@
 # Area of the SUE NIC blocks (make area): yosys synthesizes sue_tx and sue_rx
 # with Profile=0 (SUE) and Profile=1 (SUE Lite), NumPorts=1 and NumXpus=8 (--ports, --xpus) and every other
 # parameter the same, to generic gates, and prints one table: logic cells,
-# flip-flops and memory bits (memories kept whole with `memory -nomap`, so an
-# inferred RAM counts as bits, not as millions of flops), per block and
+# flip-flops and memory bits (memories kept whole: opt_mem, memory_dff, memory_collect, not mapped, so
+# an inferred RAM counts as bits, not as millions of flops; `memory -nomap` also runs opt_mem_priority
+# and memory_share, SAT-based passes that matter only to a memory mapping and that grew past 15 GB on the
+# 1,024-XPU sue_tx; at 8 XPUs the two flows differ by 18 of 61,432 sue_tx cells), per block and
 # profile, and the Lite/SUE ratio. The spec (SUE Lite, §2.2/§3.4) claims Lite
 # is "up to 50% smaller".
 #
@@ -16,7 +18,8 @@
 #   --full   the RTL defaults (QDepth=64, Window=64, RxBufBeats=512); slow.
 #   --xpus N NumXpus (default 8; 2..1024). sue_rx keeps its connection state in a memory and
 #            synthesizes at 1,024 (AREA_BLOCKS=sue_rx scripts/area.sh --xpus 1024 --ports 4);
-#            sue_tx's per-connection state is still in registers (docs/sue.md "Addressing").
+#            sue_tx at 1,024 XPUs has not been seen to finish (docs/sue.md "Area": its connection
+#            bitmaps are 16,384 bits wide, and abc is the step left to show).
 #   --ports N NumPorts (default 1; 1, 2, 4)
 # Environment: YOSYS (default yosys), AREA_TIMEOUT seconds per synthesis (default 3600),
 #   AREA_BLOCKS (default "sue_tx sue_rx": the blocks to synthesize again; the table reads the
@@ -74,7 +77,10 @@ flatten
 rename -top $mod
 opt -fast
 wreduce
-memory -nomap
+opt_mem
+memory_dff
+opt_clean
+memory_collect
 opt -fast
 techmap
 opt -fast
