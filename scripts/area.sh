@@ -82,7 +82,7 @@ memory_dff
 opt_clean
 memory_collect
 opt -fast
-techmap
+techmap -map $SRC/scripts/area_shiftx.v -map +/techmap.v
 opt -fast
 abc -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX
 opt_clean

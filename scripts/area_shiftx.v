@@ -1,0 +1,74 @@
+// yosys techmap rule for scripts/area.sh: a wide $shiftx (a variable-index read, y = a[b +: n])
+// becomes a binary tree of 2:1 multiplexers per output bit, about A_WIDTH cells each, instead
+// of yosys' default logarithmic shifter, which builds A_WIDTH multiplexers for every select bit
+// before opt removes the unused ones (14 x 16,384 for one read of a 16,384-bit bitmap; the
+// 1,024-XPU sue_tx has 170 such reads and ran out of time and memory in techmap).
+// Named _80_ so that techmap tries it before techmap.v's _90_shift_shiftx; it declines (the
+// default then applies) below 65 bits of A. Proven equivalent (x where the default gives x) by
+// tests/sue/area_shiftx_equiv.sh (lint.area_shiftx_equiv).
+(* techmap_celltype = "$shiftx" *)
+module _80_sue_shiftx_tree (A, B, Y);
+  parameter A_SIGNED = 0;
+  parameter B_SIGNED = 0;
+  parameter A_WIDTH = 128;
+  parameter B_WIDTH = 7;
+  parameter Y_WIDTH = 1;
+  input  [A_WIDTH-1:0] A;
+  input  [B_WIDTH-1:0] B;
+  output [Y_WIDTH-1:0] Y;
+  localparam K = $clog2(A_WIDTH);                 // select bits that address A
+  localparam H = 1 << (K - 1);                    // bits in the lower half
+  wire _TECHMAP_FAIL_ = A_WIDTH <= 64 || K >= 31;
+  genvar j;
+  generate
+    if (Y_WIDTH > 1) begin : g_bits
+      // output bit j reads A[B + j]
+      for (j = 0; j < Y_WIDTH; j = j + 1) begin : g_b
+        if (B_SIGNED) begin : g_s
+          // a negative B still reaches A[B + j] for j >= -B: add j first
+          wire [B_WIDTH:0] bj = {B[B_WIDTH-1], B} + j;
+          \$shiftx #(.A_SIGNED(0), .B_SIGNED(1), .A_WIDTH(A_WIDTH), .B_WIDTH(B_WIDTH + 1), .Y_WIDTH(1))
+            u (.A(A), .B(bj), .Y(Y[j]));
+        end else begin : g_u
+          \$shiftx #(.A_SIGNED(0), .B_SIGNED(0), .A_WIDTH(A_WIDTH - j), .B_WIDTH(B_WIDTH), .Y_WIDTH(1))
+            u (.A(A[A_WIDTH-1:j]), .B(B), .Y(Y[j]));
+        end
+      end
+    end else if (B_SIGNED) begin : g_signed
+      // a negative B reads past A (x, any value will do); otherwise B is its low bits
+      if (B_WIDTH == 1) begin : g_1
+        assign Y = A[0];
+      end else begin : g_n
+        \$shiftx #(.A_SIGNED(0), .B_SIGNED(0), .A_WIDTH(A_WIDTH), .B_WIDTH(B_WIDTH - 1), .Y_WIDTH(1))
+          u (.A(A), .B(B[B_WIDTH-2:0]), .Y(Y));
+      end
+    end else if (B_WIDTH < K) begin : g_narrow
+      // a select of B_WIDTH bits reaches only the first 2**B_WIDTH bits of A
+      \$shiftx #(.A_SIGNED(0), .B_SIGNED(0), .A_WIDTH(1 << B_WIDTH), .B_WIDTH(B_WIDTH), .Y_WIDTH(1))
+        u (.A(A[(1 << B_WIDTH) - 1:0]), .B(B), .Y(Y));
+    end else begin : g_tree
+      // a heap of 2:1 multiplexers: node n (1 .. 2**K - 1) at depth d picks between its children
+      // 2n and 2n + 1 by select bit K - 1 - d; the leaves 2**K + i are A[i]. A node whose right
+      // subtree lies wholly past A passes its left child on (those indices read x). Select bits
+      // above K address past A too (x, any value will do).
+      wire [(2 << K) - 1:1] t;
+      for (j = 0; j < (1 << K); j = j + 1) begin : g_leaf
+        if (j < A_WIDTH) begin : g_a
+          assign t[(1 << K) + j] = A[j];
+        end else begin : g_x
+          assign t[(1 << K) + j] = 1'bx;
+        end
+      end
+      for (j = 1; j < (1 << K); j = j + 1) begin : g_node
+        localparam D = $clog2(j + 1) - 1;                        // depth of node j
+        localparam R = ((2 * (j - (1 << D)) + 1) << (K - D - 1)); // first leaf of the right child
+        if (R >= A_WIDTH) begin : g_l
+          assign t[j] = t[2 * j];
+        end else begin : g_m
+          assign t[j] = B[K - 1 - D] ? t[2 * j + 1] : t[2 * j];
+        end
+      end
+      assign Y = t[1];
+    end
+  endgenerate
+endmodule
