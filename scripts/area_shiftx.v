@@ -72,3 +72,56 @@ module _80_sue_shiftx_tree (A, B, Y);
     end
   endgenerate
 endmodule
+
+// A one-hot decoder written as a shift of a constant 1 (mask = W'(1) << c): output i is (B == i),
+// built as the product of two half decoders (one AND per output bit), instead of yosys' default
+// shifter (Y_WIDTH multiplexers for every select bit: 14 x 16,384 for one 16,384-bit mask).
+// Declines (the default then applies) up to 64 output bits, for a signed select or an A that is
+// not the constant 1.
+(* techmap_celltype = "$shl" *)
+module _80_sue_onehot_dec (A, B, Y);
+  parameter A_SIGNED = 0;
+  parameter B_SIGNED = 0;
+  parameter A_WIDTH = 1;
+  parameter B_WIDTH = 7;
+  parameter Y_WIDTH = 128;
+  parameter _TECHMAP_CONSTMSK_A_ = 0;
+  parameter _TECHMAP_CONSTVAL_A_ = 0;
+  input  [A_WIDTH-1:0] A;
+  input  [B_WIDTH-1:0] B;
+  output [Y_WIDTH-1:0] Y;
+  localparam K  = $clog2(Y_WIDTH);                // select bits that reach an output bit
+  localparam KL = K / 2;                          // low half of the select
+  localparam KH = K - KL;                         // high half
+  wire _TECHMAP_FAIL_ = Y_WIDTH <= 64 || K >= 31 || B_SIGNED || A_WIDTH > 32 ||
+                        _TECHMAP_CONSTMSK_A_ != {A_WIDTH{1'b1}} || _TECHMAP_CONSTVAL_A_ != 1;
+  wire [K-1:0] bk;                                // the select, zero-extended to K bits
+  wire         hz;                                // select bits above K are 0
+  generate
+    if (B_WIDTH >= K) begin : g_wide
+      assign bk = B[K-1:0];
+      if (B_WIDTH > K) begin : g_hi
+        assign hz = ~|B[B_WIDTH-1:K];
+      end else begin : g_nohi
+        assign hz = 1'b1;
+      end
+    end else begin : g_narrow
+      assign bk = {{(K - B_WIDTH){1'b0}}, B};
+      assign hz = 1'b1;
+    end
+  endgenerate
+  wire [(1 << KL) - 1:0] dl;
+  wire [(1 << KH) - 1:0] dh;
+  genvar i;
+  generate
+    for (i = 0; i < (1 << KL); i = i + 1) begin : g_dl
+      assign dl[i] = bk[KL-1:0] == i;
+    end
+    for (i = 0; i < (1 << KH); i = i + 1) begin : g_dh
+      assign dh[i] = hz && bk[K-1:KL] == i;
+    end
+    for (i = 0; i < Y_WIDTH; i = i + 1) begin : g_y
+      assign Y[i] = dh[i >> KL] & dl[i & ((1 << KL) - 1)];
+    end
+  endgenerate
+endmodule
