@@ -30,6 +30,8 @@ package sue_pkg;
 
   // ---------------------------------------------------------------- connection states (conn_state_o)
   localparam logic [2:0] StLive = 3'd0, StRtx = 3'd1, StWait = 3'd2, StMig = 3'd3, StRetired = 3'd4;
+  // sue_tx: SUE job kinds (s_kind), in the priority order of step 4 (0: none)
+  localparam logic [2:0] KFoAck = 3'd1, KFoReq = 3'd2, KRtx = 3'd3, KAckOnly = 3'd4, KMig = 3'd5;
 
   // ---------------------------------------------------------------- counter indices
   // sue_tx (sue::TxCnt)
