@@ -20,7 +20,7 @@
 //   C3 the job                          -> S3 (SUE) connection next state, walkers
 //   C4 builders, ingress, slot frees, counters
 // S1-S3, the connection state and its timers, are the module sue_tx_conn (sue_tx_conn.sv, instance
-// g_sue.u_conn); C1-C4 are here (docs/sue.md "sue_tx: modules").
+// g_sue.u_conn, with its timer lists in sue_tx_tlist.sv); C1-C4 are here (docs/sue.md "sue_tx: modules").
 //
 // Simulation-only assertions: +define+SUE_ASSERT. +define+SUE_MUTANT_ACK (an owed ACK due one edge
 // late) and +define+SUE_MUTANT_FO (the failover retry one edge late) plant bugs in the timer lists for

@@ -260,14 +260,12 @@ module sue_tx_conn #(
 
   // ------------------------------------------------------------ RTO lists (head, due)
   // One list per port of its connections with PDUs unacknowledged (ack_psn != npsn), in the order of
-  // their last RTO restart; the head is due when its restart is max(1, cfg_rto) edges old. Memories
-  // rl_nx / rl_pv (connection indices) and rl_t (the restart edge, 25 bits of the edge counter).
+  // their last RTO restart (sue_tx_tlist u_rl: 25-bit stamps of the edge counter, three appends per port
+  // and edge); the head is due when its restart is max(1, cfg_rto) edges old.
   localparam logic [24:0] RtoMin1 = 25'd1;
-  logic [CIW-1:0]              rl_nx [NC];
-  logic [CIW-1:0]              rl_pv [NC];
-  logic [24:0]                 rl_t  [NC];
-  logic [NumPorts*CIW-1:0]     rlh_q, rlh_d, rlt_q, rlt_d;
-  logic [NumPorts*(CIW+1)-1:0] rln_q, rln_d;
+  logic [NumPorts*CIW-1:0]     rlh_q;    // heads
+  logic [NumPorts*25-1:0]      rlh_t;    // their stamps
+  logic [NumPorts*(CIW+1)-1:0] rln_q;    // entries
   logic [NumPorts-1:0]         rl_due, rl_rst, rl_fire;
   logic [NumPorts-1:0]         rl_late;  // the head fired after its deadline (another was due first)
   logic [24:0]                 rl_r;
@@ -276,11 +274,11 @@ module sue_tx_conn #(
     for (int p = 0; p < NumPorts; p++) begin
 `ifdef SUE_MUTANT_RTO
       // MUTANT: the RTO list's head is due one edge late
-      rl_due[p] = rln_q[p*(CIW+1) +: CIW+1] != '0 && (now_q - rl_t[rlh_q[p*CIW +: CIW]]) >= rl_r + 25'd1;
+      rl_due[p] = rln_q[p*(CIW+1) +: CIW+1] != '0 && (now_q - rlh_t[p*25 +: 25]) >= rl_r + 25'd1;
 `else
-      rl_due[p] = rln_q[p*(CIW+1) +: CIW+1] != '0 && (now_q - rl_t[rlh_q[p*CIW +: CIW]]) >= rl_r;
+      rl_due[p] = rln_q[p*(CIW+1) +: CIW+1] != '0 && (now_q - rlh_t[p*25 +: 25]) >= rl_r;
 `endif
-      rl_late[p] = (now_q - rl_t[rlh_q[p*CIW +: CIW]]) != rl_r;
+      rl_late[p] = (now_q - rlh_t[p*25 +: 25]) != rl_r;
     end
   end
 
@@ -713,108 +711,53 @@ module sue_tx_conn #(
   // An owed ACK is due (step 4, ACK-only) from the edge its age reaches cfg_ack_delay: age = edges since
   // owe left NONE (step 1). The delay is a constant, so the connections whose owe left NONE are due in
   // that order: one doubly linked list per port (at most one restart per port per edge: its feedback),
-  // in memories al_nx / al_pv / al_t (the restart edge, 17 bits of the edge counter). Per edge and port:
-  // the head pops when due (adue), the connection of the job's piggyback unlinks when its ACK goes out,
-  // the restarted connection appends; a port death empties its list. A connection is in its list iff
-  // owe != NONE, !adue and cfg_ack_delay != 0. Replaces the 16-bit age register per connection; the
+  // sue_tx_tlist u_al (17-bit stamps of the edge counter, one append per port and edge). Per edge and
+  // port: the head pops when due (adue), the connection of the job's piggyback unlinks when its ACK goes
+  // out, the restarted connection appends; a port death empties its list. A connection is in its list
+  // iff owe != NONE, !adue and cfg_ack_delay != 0. Replaces the 16-bit age register per connection; the
   // same decisions at the ports (docs/sue.md "Addressing", stage 2).
-  logic [CIW-1:0]              al_nx [NC];
-  logic [CIW-1:0]              al_pv [NC];
-  logic [16:0]                 al_t  [NC];
-  logic [NumPorts*CIW-1:0]     alh_q, alh_d, alt_q, alt_d;
-  logic [NumPorts*(CIW+1)-1:0] aln_q, aln_d;
-  logic [NumPorts-1:0]         w_unx, w_upv, w_anx, w_app;
-  logic [NumPorts*CIW-1:0]     w_unx_a, w_unx_v, w_upv_a, w_upv_v, w_anx_a, w_app_a, w_app_pv;
-  logic [CIW-1:0]              al_hd, al_hd1, al_tl, al_u, al_a;
-  logic [CIW:0]                al_n;
-  logic                        al_pop, al_unl, al_ugo, al_app;
-  logic [NumPorts-1:0]         al_emp;     // port p appends to its empty list (kept for coverage)
+  logic [NumPorts*CIW-1:0]     alh_q;      // heads
+  logic [NumPorts*17-1:0]      alh_t;      // their stamps
+  logic [NumPorts*(CIW+1)-1:0] aln_q;      // entries
+  logic [NumPorts-1:0]         al_pop, al_unl, al_app;
+  logic [NumPorts*CIW-1:0]     al_uv, al_av;
+  logic [CIW-1:0]              al_a;
+  logic                        al_ugo, al_new;
   always_comb begin
     adue_d = adue_q;
-    alh_d = alh_q; alt_d = alt_q; aln_d = aln_q;
-    w_unx = '0; w_upv = '0; w_anx = '0; w_app = '0; al_emp = '0;
-    w_unx_a = '0; w_unx_v = '0; w_upv_a = '0; w_upv_v = '0; w_anx_a = '0; w_app_a = '0; w_app_pv = '0;
+    al_pop = '0; al_unl = '0; al_app = '0; al_uv = '0; al_av = '0;
     // the job's piggyback sends the owed ACK of pb_c (owe leaves ACK/NACK for NONE)
-    al_u   = pb_c;
     al_ugo = pb_any && (oa_q[pb_c] || on_q[pb_c]) && !oa_d[pb_c] && !on_d[pb_c] && !adue_q[pb_c] && ack_delay_i != '0;
     for (int p = 0; p < NumPorts; p++) begin
-      al_hd = alh_q[p*CIW +: CIW];
-      al_tl = alt_q[p*CIW +: CIW];
-      al_n  = aln_q[p*(CIW+1) +: CIW+1];
       // 1. the head is due: its age reaches the delay at the next edge
 `ifdef SUE_MUTANT_ACK
       // MUTANT: an owed ACK is due one edge late
-      al_pop = (al_n != '0) && (now_q[16:0] - al_t[al_hd]) == {1'b0, ack_delay_i} + 17'd1;
+      al_pop[p] = (aln_q[p*(CIW+1) +: CIW+1] != '0) && (now_q[16:0] - alh_t[p*17 +: 17]) == {1'b0, ack_delay_i} + 17'd1;
 `else
-      al_pop = (al_n != '0) && (now_q[16:0] - al_t[al_hd]) == {1'b0, ack_delay_i};
+      al_pop[p] = (aln_q[p*(CIW+1) +: CIW+1] != '0) && (now_q[16:0] - alh_t[p*17 +: 17]) == {1'b0, ack_delay_i};
 `endif
-      al_hd1 = al_hd;
-      adue_d = adue_d | (al_pop ? (NCW'(1) << al_hd) : NCW'(0));
-      if (al_pop) begin
-        al_hd1 = al_nx[al_hd];
-        al_n = al_n - 1'b1;
-      end
+      adue_d = adue_d | (al_pop[p] ? (NCW'(1) << alh_q[p*CIW +: CIW]) : NCW'(0));
       // 2. unlink the piggybacked connection (not the one just popped)
-      al_unl = al_ugo && 32'(al_u) / NPC == p && !(al_pop && al_u == al_hd);
-      if (al_unl) begin
-        al_n = al_n - 1'b1;
-        if (al_u == al_hd1) begin
-          al_hd1 = al_nx[al_u];
-        end else begin
-          w_unx[p] = 1'b1; w_unx_a[p*CIW +: CIW] = al_pv[al_u]; w_unx_v[p*CIW +: CIW] = al_nx[al_u];
-        end
-        if (al_u == al_tl) begin
-          al_tl = al_pv[al_u];
-        end else begin
-          w_upv[p] = 1'b1; w_upv_a[p*CIW +: CIW] = al_nx[al_u]; w_upv_v[p*CIW +: CIW] = al_pv[al_u];
-        end
-      end
+      al_uv[p*CIW +: CIW] = pb_c;
+      al_unl[p] = al_ugo && 32'(pb_c) / NPC == p && !(al_pop[p] && pb_c == alh_q[p*CIW +: CIW]);
       // 3. append the connection whose owe leaves NONE at this edge (port p's feedback); delay 0: due now
       al_a   = CIW'((32'(p)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 + 32'(fb_vc_i[p*2 +: 2]));
-      al_app = fb_valid_i[p] && live_i[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus &&
+      al_new = fb_valid_i[p] && live_i[p] && 32'(fb_peer_i[p*10 +: 10]) < NumXpus &&
                !oa_q[al_a] && !on_q[al_a] && (oa_d[al_a] || on_d[al_a]);
-      adue_d = adue_d | ((al_app && ack_delay_i == '0) ? (NCW'(1) << al_a) : NCW'(0));
-      if (al_app && ack_delay_i != '0) begin
-        al_emp[p] = al_n == '0;
-        if (al_emp[p]) begin
-          al_hd1 = al_a;
-        end else begin
-          w_anx[p] = 1'b1; w_anx_a[p*CIW +: CIW] = al_tl;
-        end
-        w_app[p] = 1'b1; w_app_a[p*CIW +: CIW] = al_a; w_app_pv[p*CIW +: CIW] = al_tl;
-        al_tl = al_a;
-        al_n = al_n + 1'b1;
-      end
-      // 4. a port death empties the list (its owed ACKs are dropped)
-      if (dies_i[p]) al_n = '0;
-      alh_d[p*CIW +: CIW] = al_hd1;
-      alt_d[p*CIW +: CIW] = al_tl;
-      aln_d[p*(CIW+1) +: CIW+1] = al_n;
+      adue_d = adue_d | ((al_new && ack_delay_i == '0) ? (NCW'(1) << al_a) : NCW'(0));
+      al_app[p] = al_new && ack_delay_i != '0;
+      al_av[p*CIW +: CIW] = al_a;
     end
     // nothing is due without an owed ACK (the piggyback or a port death cleared owe)
     adue_d = adue_d & (oa_d | on_d);
   end
+  // 4. a port death empties the list (its owed ACKs are dropped)
+  sue_tx_tlist #(.NumPorts(NumPorts), .NC(NC), .TW(17), .NA(1), .CIW(CIW)) u_al (
+    .clk_i, .rst_ni, .now_i(now_q[16:0]), .pop_i(al_pop), .unl_i(al_unl), .u_i(al_uv), .app_i(al_app),
+    .a_i(al_av), .clr_i(dies_i), .head_o(alh_q), .head_t_o(alh_t), .n_o(aln_q));
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      now_q <= '0; alh_q <= '0; alt_q <= '0; aln_q <= '0;
-    end else begin
-      now_q <= now_q + 25'd1; alh_q <= alh_d; alt_q <= alt_d; aln_q <= aln_d;
-    end
-  end
-  // the list memories: per port at most two next writes (unlink, then append: the append wins at the
-  // same address), two prev writes and one time stamp; ports write their own connections only
-  always_ff @(posedge clk_i) begin
-    if (rst_ni) begin
-      for (int p = 0; p < NumPorts; p++) begin
-        if (w_unx[p]) al_nx[w_unx_a[p*CIW +: CIW]] <= w_unx_v[p*CIW +: CIW];
-        if (w_anx[p]) al_nx[w_anx_a[p*CIW +: CIW]] <= w_app_a[p*CIW +: CIW];
-        if (w_upv[p]) al_pv[w_upv_a[p*CIW +: CIW]] <= w_upv_v[p*CIW +: CIW];
-        if (w_app[p]) begin
-          al_pv[w_app_a[p*CIW +: CIW]] <= w_app_pv[p*CIW +: CIW];
-          al_t[w_app_a[p*CIW +: CIW]]  <= now_q[16:0];
-        end
-      end
-    end
+    if (!rst_ni) now_q <= '0;
+    else now_q <= now_q + 25'd1;
   end
 
   // ------------------------------------------------------------ RTO lists (next state)
@@ -822,96 +765,32 @@ module sue_tx_conn #(
   // it fired, or this edge's feedback restarted it; the feedback's connection if it restarted, i.e.
   // made progress or started a go-back-N), then append, stamped with this edge, in the order: the head
   // that fired, the feedback's connection if still unacknowledged, the job's connection (NEW or the
-  // MIGRATE target) if it was idle. A port death empties its list. Per port at most one nx and one pv
-  // write to unlink and three of each, and three stamps, to append; ports write their own connections.
-  logic [NumPorts-1:0]     rw_unx, rw_upv;
-  logic [NumPorts*CIW-1:0] rw_unx_a, rw_unx_v, rw_upv_a, rw_upv_v;
-  logic [NumPorts*3-1:0]   rw_anx, rw_app;
-  logic [NumPorts*3*CIW-1:0] rw_anx_a, rw_app_a, rw_app_pv;
-  logic [CIW-1:0]          rl_h1, rl_tl, rl_u, rl_jc;
-  logic [CIW:0]            rl_n;
-  logic [3*CIW-1:0]        rl_cand;
-  logic [2:0]              rl_cv;
+  // MIGRATE target) if it was idle. A port death empties its list.
+  logic [CIW-1:0]          rl_jc;
   logic                    rl_jgo;
-  logic [NumPorts*3-1:0]   rl_emp;         // append k of port p to its empty list (kept for coverage)
+  logic [NumPorts-1:0]     rl_pop, rl_unl;
+  logic [NumPorts*CIW-1:0] rl_u;
+  logic [NumPorts*3-1:0]   rl_app;
+  logic [NumPorts*3*CIW-1:0] rl_cand;
   always_comb begin
-    rlh_d = rlh_q; rlt_d = rlt_q; rln_d = rln_q;
-    rw_unx = '0; rw_upv = '0; rw_unx_a = '0; rw_unx_v = '0; rw_upv_a = '0; rw_upv_v = '0;
-    rw_anx = '0; rw_app = '0; rw_anx_a = '0; rw_app_a = '0; rw_app_pv = '0; rl_emp = '0;
     rl_jgo = new_go_i || (job_go_i && s_kind_o == KMig);
     rl_jc  = new_go_i ? new_c_i : s_c2;
     for (int p = 0; p < NumPorts; p++) begin
-      rl_h1 = rlh_q[p*CIW +: CIW];
-      rl_tl = rlt_q[p*CIW +: CIW];
-      rl_n  = rln_q[p*(CIW+1) +: CIW+1];
-      rl_u  = CIW'((32'(p)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 + 32'(fb_vc_i[p*2 +: 2]));
+      rl_u[p*CIW +: CIW] = CIW'((32'(p)*NumXpus + 32'(fb_peer_i[p*10 +: 10]) % NumXpus)*4 + 32'(fb_vc_i[p*2 +: 2]));
       // unlink: the due head (it fired, or the feedback restarted it)
-      if (live_i[p] && rl_due[p]) begin
-        rl_h1 = rl_nx[rl_h1];
-        rl_n  = rl_n - 1'b1;
-      end
+      rl_pop[p] = live_i[p] && rl_due[p];
       // unlink: the feedback's connection, restarted (not the head just removed)
-      if (live_i[p] && rl_rst[p] && !(rl_due[p] && rl_u == rlh_q[p*CIW +: CIW])) begin
-        rl_n = rl_n - 1'b1;
-        if (rl_u == rl_h1) begin
-          rl_h1 = rl_nx[rl_u];
-        end else begin
-          rw_unx[p] = 1'b1; rw_unx_a[p*CIW +: CIW] = rl_pv[rl_u]; rw_unx_v[p*CIW +: CIW] = rl_nx[rl_u];
-        end
-        if (rl_u == rl_tl) begin
-          rl_tl = rl_pv[rl_u];
-        end else begin
-          rw_upv[p] = 1'b1; rw_upv_a[p*CIW +: CIW] = rl_nx[rl_u]; rw_upv_v[p*CIW +: CIW] = rl_pv[rl_u];
-        end
-      end
+      rl_unl[p] = live_i[p] && rl_rst[p] && !(rl_due[p] && rl_u[p*CIW +: CIW] == rlh_q[p*CIW +: CIW]);
       // append, in order
-      rl_cand = {rl_jc, rl_u, rlh_q[p*CIW +: CIW]};
-      rl_cv[0] = rl_fire[p];
-      rl_cv[1] = rl_rst[p] && sl_bsy[p];   // the F slot of p: still unacknowledged after this edge
-      rl_cv[2] = rl_jgo && 32'(rl_jc) / NPC == p && !bsy_q[rl_jc];
-      for (int k = 0; k < 3; k++) begin
-        if (live_i[p] && rl_cv[k]) begin
-          rl_emp[p*3 + k] = rl_n == '0;
-          if (rl_emp[p*3 + k]) begin
-            rl_h1 = rl_cand[k*CIW +: CIW];
-          end else begin
-            rw_anx[p*3 + k] = 1'b1; rw_anx_a[(p*3 + k)*CIW +: CIW] = rl_tl;
-          end
-          rw_app[p*3 + k] = 1'b1; rw_app_a[(p*3 + k)*CIW +: CIW] = rl_cand[k*CIW +: CIW];
-          rw_app_pv[(p*3 + k)*CIW +: CIW] = rl_tl;
-          rl_tl = rl_cand[k*CIW +: CIW];
-          rl_n  = rl_n + 1'b1;
-        end
-      end
-      if (dies_i[p]) rl_n = '0;
-      rlh_d[p*CIW +: CIW] = rl_h1;
-      rlt_d[p*CIW +: CIW] = rl_tl;
-      rln_d[p*(CIW+1) +: CIW+1] = rl_n;
+      rl_cand[p*3*CIW +: 3*CIW] = {rl_jc, rl_u[p*CIW +: CIW], rlh_q[p*CIW +: CIW]};
+      rl_app[p*3]     = live_i[p] && rl_fire[p];
+      rl_app[p*3 + 1] = live_i[p] && rl_rst[p] && sl_bsy[p];   // the F slot of p: still unacknowledged after this edge
+      rl_app[p*3 + 2] = live_i[p] && rl_jgo && 32'(rl_jc) / NPC == p && !bsy_q[rl_jc];
     end
   end
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      rlh_q <= '0; rlt_q <= '0; rln_q <= '0;
-    end else begin
-      rlh_q <= rlh_d; rlt_q <= rlt_d; rln_q <= rln_d;
-    end
-  end
-  // the list memories, in order (a later write to the same address wins: an append over an unlink)
-  always_ff @(posedge clk_i) begin
-    if (rst_ni) begin
-      for (int p = 0; p < NumPorts; p++) begin
-        if (rw_unx[p]) rl_nx[rw_unx_a[p*CIW +: CIW]] <= rw_unx_v[p*CIW +: CIW];
-        if (rw_upv[p]) rl_pv[rw_upv_a[p*CIW +: CIW]] <= rw_upv_v[p*CIW +: CIW];
-        for (int k = 0; k < 3; k++) begin
-          if (rw_anx[p*3 + k]) rl_nx[rw_anx_a[(p*3 + k)*CIW +: CIW]] <= rw_app_a[(p*3 + k)*CIW +: CIW];
-          if (rw_app[p*3 + k]) begin
-            rl_pv[rw_app_a[(p*3 + k)*CIW +: CIW]] <= rw_app_pv[(p*3 + k)*CIW +: CIW];
-            rl_t[rw_app_a[(p*3 + k)*CIW +: CIW]]  <= now_q;
-          end
-        end
-      end
-    end
-  end
+  sue_tx_tlist #(.NumPorts(NumPorts), .NC(NC), .TW(25), .NA(3), .CIW(CIW)) u_rl (
+    .clk_i, .rst_ni, .now_i(now_q), .pop_i(rl_pop), .unl_i(rl_unl), .u_i(rl_u), .app_i(rl_app),
+    .a_i(rl_cand), .clr_i(dies_i), .head_o(rlh_q), .head_t_o(rlh_t), .n_o(rln_q));
 
   // ------------------------------------------------------------ failover-retry FIFO (exact retry timer)
   // After an FO-REQ of connection c at edge j, fo_due rises again at edge j + max(1, cfg_fo_retry) if c
