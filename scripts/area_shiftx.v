@@ -1,10 +1,15 @@
-// yosys techmap rule for scripts/area.sh: a wide $shiftx (a variable-index read, y = a[b +: n])
-// becomes a binary tree of 2:1 multiplexers per output bit, about A_WIDTH cells each, instead
-// of yosys' default logarithmic shifter, which builds A_WIDTH multiplexers for every select bit
-// before opt removes the unused ones (14 x 16,384 for one read of a 16,384-bit bitmap; the
-// 1,024-XPU sue_tx has 170 such reads and ran out of time and memory in techmap).
-// Named _80_ so that techmap tries it before techmap.v's _90_shift_shiftx; it declines (the
-// default then applies) below 65 bits of A. Proven equivalent (x where the default gives x) by
+// yosys techmap rules for scripts/area.sh.
+//
+// A one-bit read of a wide bitmap ($shiftx, y = a[b], more than 64 bits of a) becomes a binary tree
+// of 2:1 multiplexers, A_WIDTH - 1 cells, instead of yosys' default logarithmic shifter, which builds
+// A_WIDTH multiplexers for every select bit before opt removes all but the same A_WIDTH - 1 (14 x
+// 16,384 for one read of a 16,384-bit bitmap; the 1,024-XPU sue_tx has 170 such reads and ran out of
+// time and memory in techmap). The result is about the same size (one 4,096-bit read after abc: 8,463
+// generic cells against 8,407), reached in a fifth of the time and memory.
+// A read of several bits (a byte of a beat) keeps the default: its shifter stages are shared by the
+// output bits, one tree per bit would not be.
+// Named _80_ so that techmap tries them before techmap.v's _90_ rules; they decline (the default then
+// applies) where they do not fit. Proven equivalent (x where the default gives x) by
 // tests/sue/area_shiftx_equiv.sh (lint.area_shiftx_equiv).
 (* techmap_celltype = "$shiftx" *)
 module _80_sue_shiftx_tree (A, B, Y);
@@ -18,23 +23,10 @@ module _80_sue_shiftx_tree (A, B, Y);
   output [Y_WIDTH-1:0] Y;
   localparam K = $clog2(A_WIDTH);                 // select bits that address A
   localparam H = 1 << (K - 1);                    // bits in the lower half
-  wire _TECHMAP_FAIL_ = A_WIDTH <= 64 || K >= 31;
+  wire _TECHMAP_FAIL_ = A_WIDTH <= 64 || Y_WIDTH != 1 || K >= 31;
   genvar j;
   generate
-    if (Y_WIDTH > 1) begin : g_bits
-      // output bit j reads A[B + j]
-      for (j = 0; j < Y_WIDTH; j = j + 1) begin : g_b
-        if (B_SIGNED) begin : g_s
-          // a negative B still reaches A[B + j] for j >= -B: add j first
-          wire [B_WIDTH:0] bj = {B[B_WIDTH-1], B} + j;
-          \$shiftx #(.A_SIGNED(0), .B_SIGNED(1), .A_WIDTH(A_WIDTH), .B_WIDTH(B_WIDTH + 1), .Y_WIDTH(1))
-            u (.A(A), .B(bj), .Y(Y[j]));
-        end else begin : g_u
-          \$shiftx #(.A_SIGNED(0), .B_SIGNED(0), .A_WIDTH(A_WIDTH - j), .B_WIDTH(B_WIDTH), .Y_WIDTH(1))
-            u (.A(A[A_WIDTH-1:j]), .B(B), .Y(Y[j]));
-        end
-      end
-    end else if (B_SIGNED) begin : g_signed
+    if (B_SIGNED) begin : g_signed
       // a negative B reads past A (x, any value will do); otherwise B is its low bits
       if (B_WIDTH == 1) begin : g_1
         assign Y = A[0];
