@@ -23,10 +23,11 @@
 // g_sue.u_conn, with its timer lists in sue_tx_tlist.sv); C1-C4 are here (docs/sue.md "sue_tx: modules").
 //
 // Simulation-only assertions: +define+SUE_ASSERT. +define+SUE_MUTANT_ACK (an owed ACK due one edge
-// late) and +define+SUE_MUTANT_FO (the failover retry one edge late) plant bugs in the timer lists for
-// the lockstep self-check (SueMutant.AckDelayListCaught, SueMutant.FoRetryFifoCaught). +define+SUE_MUTANT plants a
-// deliberate bug for the testbench self-check: a NACK(e) starts the
-// go-back-N at e+1 (the NACKed PDU is never resent).
+// late), +define+SUE_MUTANT_RTO (an RTO one edge late) and +define+SUE_MUTANT_FO (the failover retry one
+// edge late) plant bugs in the timers for the lockstep self-check (SueMutant.AckDelayListCaught,
+// RtoListCaught, FoRetryFifoCaught). +define+SUE_MUTANT plants a deliberate bug for the testbench
+// self-check: a NACK(e) starts the go-back-N at e+1 (the NACKed PDU is never resent). All four are in
+// sue_tx_conn.sv.
 
 module sue_tx #(
   parameter int Profile    = 0,
