@@ -7,7 +7,8 @@
 # and memory_share, SAT-based passes that matter only to a memory mapping and that grew past 15 GB on the
 # 1,024-XPU sue_tx; at 8 XPUs the two flows differ by 18 of 61,432 sue_tx cells), per block and
 # profile, and the Lite/SUE ratio. The spec (SUE Lite, §2.2/§3.4) claims Lite
-# is "up to 50% smaller".
+# is "up to 50% smaller". techmap applies scripts/area_shiftx.v first: one-bit reads of wide bitmaps
+# as multiplexer trees and one-hot masks as decoders (lint.area_shiftx_equiv proves them).
 #
 # Usage: scripts/area.sh [--full] [--xpus N] [--ports N] [--out DIR]
 #   default  QDepth=4, Window=2, RxBufBeats=256, RxFrames=16 (the lint configuration
@@ -18,8 +19,8 @@
 #   --full   the RTL defaults (QDepth=64, Window=64, RxBufBeats=512); slow.
 #   --xpus N NumXpus (default 8; 2..1024). sue_rx keeps its connection state in a memory and
 #            synthesizes at 1,024 (AREA_BLOCKS=sue_rx scripts/area.sh --xpus 1024 --ports 4);
-#            sue_tx at 1,024 XPUs has not been seen to finish (docs/sue.md "Area": its connection
-#            bitmaps are 16,384 bits wide, and abc is the step left to show).
+#            sue_tx at 1,024 XPUs on 1 port gets through techmap (3.7 million gates, ~12 GB) with abc
+#            not yet seen to finish; on 4 ports techmap needs more than 22 GB (docs/sue.md "Area").
 #   --ports N NumPorts (default 1; 1, 2, 4)
 # Environment: YOSYS (default yosys), AREA_TIMEOUT seconds per synthesis (default 3600),
 #   AREA_BLOCKS (default "sue_tx sue_rx": the blocks to synthesize again; the table reads the
