@@ -180,12 +180,7 @@ void TxModel::reset(const TxIn& in) {
   out_.tx_credit.assign(nq, 0);
 
   now_ = 0;
-  rl_nx_.assign(ncs, 0);
-  rl_pv_.assign(ncs, 0);
-  rl_t_.assign(ncs, 0);
-  rl_h_.fill(0);
-  rl_tl_.fill(0);
-  rl_n_.fill(0);
+  rl_.reset(ncs);
   busy_n_.fill(0);
   pre_.assign(ncs, Conn{});
   touched_.assign(ncs, 0);
@@ -403,12 +398,12 @@ void TxModel::tick(const TxIn& in) {
     // unacknowledged and not restarted by this edge's feedback, goes back N (at most one per port and
     // edge; the list is updated after step 4).
     for (unsigned p = 0; p < NP; ++p) {
-      if (!live[p] || rl_n_[p] == 0) continue;
-      const unsigned h = rl_h_[p];
-      if (now - rl_t_[h] < rto_max) continue;
+      if (!live[p] || rl_.size(p) == 0) continue;
+      const unsigned h = rl_.head(p);
+      if (now - rl_.stamp(h) < rto_max) continue;
       const Conn& x = conn_[h];
       if ((cfl_[h] & (kFlProgress | kFlGbn)) || x.ack_psn == x.npsn) continue;
-      if (now - rl_t_[h] > rto_max) ++rto_late_;
+      if (now - rl_.stamp(h) > rto_max) ++rto_late_;
       go_back(h, x.ack_psn);
       count(TxCnt::rto);
       rl_fire[p] = static_cast<int>(h);
@@ -692,18 +687,18 @@ void TxModel::tick(const TxIn& in) {
   if (!lite) {
     for (unsigned p = 0; p < NP; ++p) {
       if (dies[p]) {
-        rl_n_[p] = 0;
+        rl_.clear(p);
         continue;
       }
       if (!live[p]) continue;
-      const int h0 = rl_n_[p] ? static_cast<int>(rl_h_[p]) : -1;
-      const bool due = h0 >= 0 && now - rl_t_[h0] >= rto_max;
+      const int h0 = rl_.size(p) ? static_cast<int>(rl_.head(p)) : -1;
+      const bool due = h0 >= 0 && now - rl_.stamp(static_cast<unsigned>(h0)) >= rto_max;
       const int fc = rl_fc[p] >= 0 && (cfl_[rl_fc[p]] & (kFlProgress | kFlGbn)) ? rl_fc[p] : -1;
-      if (due) rl_unlink(p, static_cast<unsigned>(h0));
-      if (fc >= 0 && !(due && fc == h0)) rl_unlink(p, static_cast<unsigned>(fc));
-      if (rl_fire[p] >= 0) rl_append(p, static_cast<unsigned>(rl_fire[p]), now);
-      if (fc >= 0 && conn_[fc].ack_psn != conn_[fc].npsn) rl_append(p, static_cast<unsigned>(fc), now);
-      if (rl_jc >= 0 && static_cast<unsigned>(rl_jc) / CPP == p) rl_append(p, static_cast<unsigned>(rl_jc), now);
+      if (due) rl_.unlink(p, static_cast<unsigned>(h0));
+      if (fc >= 0 && !(due && fc == h0)) rl_.unlink(p, static_cast<unsigned>(fc));
+      if (rl_fire[p] >= 0) rl_.append(p, static_cast<unsigned>(rl_fire[p]), now);
+      if (fc >= 0 && conn_[fc].ack_psn != conn_[fc].npsn) rl_.append(p, static_cast<unsigned>(fc), now);
+      if (rl_jc >= 0 && static_cast<unsigned>(rl_jc) / CPP == p) rl_.append(p, static_cast<unsigned>(rl_jc), now);
     }
   }
 
@@ -1145,7 +1140,7 @@ void TxModel::tick(const TxIn& in) {
     tlist_.clear();
     // Each live port's RTO list holds exactly its connections with PDUs unacknowledged.
     for (unsigned p = 0; p < NP; ++p)
-      if (!dead[p] && busy_n_[p] != rl_n_[p]) fail("an RTO list does not hold exactly the connections with PDUs unacknowledged");
+      if (!dead[p] && busy_n_[p] != rl_.size(p)) fail("an RTO list does not hold exactly the connections with PDUs unacknowledged");
   }
   out_.port_dead = 0;
   for (unsigned p = 0; p < NP; ++p) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sue/sue_feedback.hpp"
+#include "sue/sue_tx_tlist.hpp"
 
 namespace sue {
 
@@ -291,24 +292,10 @@ class TxModel {
 
   // Speed-ups, none visible at the ports (docs/sue.md: only outputs and their cycle are binding).
   uint64_t now_ = 0;                  // edges since reset
-  // RTO lists (docs/sue.md "RTO lists"), as in the RTL: per port a doubly linked list (rl_nx_, rl_pv_)
-  // of its connections with PDUs unacknowledged, in the order of their last restart (rl_t_, an edge).
-  std::vector<uint32_t> rl_nx_, rl_pv_;
-  std::vector<uint64_t> rl_t_;
-  std::array<uint32_t, kMaxPorts> rl_h_{}, rl_tl_{}, rl_n_{};
+  // RTO lists (docs/sue.md "RTO lists"), as in the RTL (sue_tx_tlist): per port its connections with
+  // PDUs unacknowledged, in the order of their last restart.
+  TxTimerList rl_;
   std::array<uint32_t, kMaxPorts> busy_n_{};  // connections with PDUs unacknowledged, per port (m_busy_)
-  void rl_unlink(unsigned p, unsigned c) {
-    if (c == rl_h_[p]) rl_h_[p] = rl_nx_[c]; else rl_nx_[rl_pv_[c]] = rl_nx_[c];
-    if (c == rl_tl_[p]) rl_tl_[p] = rl_pv_[c]; else rl_pv_[rl_nx_[c]] = rl_pv_[c];
-    --rl_n_[p];
-  }
-  void rl_append(unsigned p, unsigned c, uint64_t now) {
-    if (rl_n_[p] == 0) rl_h_[p] = c; else rl_nx_[rl_tl_[p]] = c;
-    rl_pv_[c] = rl_tl_[p];
-    rl_tl_[p] = c;
-    rl_t_[c] = now;
-    ++rl_n_[p];
-  }
   std::vector<Conn> pre_;             // pre-edge copies of the connections written this edge
   std::vector<uint8_t> touched_;      // [c]: pre_[c] holds the pre-edge copy
   std::vector<uint8_t> cfl_;          // [c]: per-edge write flags (touched connections only)
