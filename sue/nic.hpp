@@ -92,6 +92,7 @@ struct NicConfig {
   uint32_t rto = 65536;      ///< cycles without ACK progress (0 behaves as 1)
   uint32_t ack_delay = 4096;  ///< cycles an owed ACK waits for a data PDU
   uint32_t ack_count = 4;     ///< 0..255: an owed ACK is due once this many feedback events are owed (0: off)
+  uint32_t win_bytes = 0;     ///< 0..2^24-1: a connection starts a PDU only while its PDUs in flight hold fewer bytes (0: off)
   std::array<uint32_t, 4> rx_credits{{16, 16, 16, 16}};  ///< XPU receive credits per VC, 1..255
   // Port and clock.
   unsigned port_gbps = 200;  ///< line rate of every port (MAC pacing, with preamble and IFG)
@@ -339,6 +340,7 @@ class Nic {
   struct Conn {
     uint32_t desc = ~0u;  // first of its descriptor block in desc_ (given at its first PDU; ~0: none yet)
     uint16_t npsn = 0, ack_psn = 0, rtx_psn = 0, owe_psn = 0;
+    uint32_t ib = 0;  // bytes (P) of the PDUs [ack_psn, npsn): the byte window
     bool rtx_act = false;
     uint8_t owe_n = 0;  // feedback events owed since owe was NONE (saturating; cfg ack_count)
     uint8_t owe = 0;  // FbOwe kOweNone / kOweAck / kOweNack

@@ -115,7 +115,7 @@ bool TxOut::operator==(const TxOut& o) const {
   return tx_credit == o.tx_credit && mac_tx_valid == o.mac_tx_valid && mac_tx_data == o.mac_tx_data &&
          mac_tx_sof == o.mac_tx_sof && mac_tx_eof == o.mac_tx_eof && mac_tx_nbytes == o.mac_tx_nbytes &&
          dbg_q_count == o.dbg_q_count && dbg_q_unsent == o.dbg_q_unsent && dbg_npsn == o.dbg_npsn &&
-         dbg_ack_psn == o.dbg_ack_psn && dbg_inflight == o.dbg_inflight && dbg_state == o.dbg_state &&
+         dbg_ack_psn == o.dbg_ack_psn && dbg_inflight == o.dbg_inflight && dbg_inbytes == o.dbg_inbytes && dbg_state == o.dbg_state &&
          pool_used == o.pool_used &&
          port_dead == o.port_dead && out_bytes == o.out_bytes && err_cmd == o.err_cmd && err_dest == o.err_dest &&
          err_overflow == o.err_overflow && err_no_port == o.err_no_port && cnt == o.cnt;
@@ -143,6 +143,7 @@ void TxModel::reset(const TxIn& in) {
   cfg_.rto &= 0xffffff;
   cfg_.ack_delay &= 0xffff;
   cfg_.ack_count &= 0xff;
+  cfg_.win_bytes &= 0xffffff;
   cfg_.fo_retry &= 0xffffff;
   const unsigned nq = p_.nq(), nc = p_.nc();
   q_.resize(nq);
@@ -447,7 +448,7 @@ void TxModel::tick(const TxIn& in) {
     if (!ok(p, v)) return false;
     if (lite) return true;
     const Conn& x = pre(cidx(p, i, v));
-    return !x.rtx_act && ((x.npsn - x.free_psn) & 0xffff) < W;
+    return !x.rtx_act && ((x.npsn - x.free_psn) & 0xffff) < W && (cfg_.win_bytes == 0 || x.ib < cfg_.win_bytes);
   };
   auto port_sel = [&](unsigned q) -> int {
     const unsigned i = q / 4, v = q % 4;
@@ -595,6 +596,7 @@ void TxModel::tick(const TxIn& in) {
         piggyback(c2);
         desc_[c2][np2 % W] = d;  // never a held one (cand: npsn - free_psn < Window)
         npsn_inc(c2);
+        touch(c2).ib += d.p;
         out_bytes[t] += d.p;
         const uint32_t mp = (x.mig_psn + 1) & 0xffff, np = x.npsn;
         Conn& y = touch(c);
@@ -663,6 +665,7 @@ void TxModel::tick(const TxIn& in) {
         piggyback(c);
         desc_[c][np % W] = Desc{job.first, n_cmd, P};
         npsn_inc(c);
+        touch(c).ib += P;
         out_bytes[t] += P;
       }
       Q.send = (Q.send + n_cmd) & pmask;  // read later only as the post-edge value
@@ -1040,7 +1043,10 @@ void TxModel::tick(const TxIn& in) {
       mark_acked((c % CPP), d.first, d.n);
       if (out_bytes[p] < d.p) fail("out_bytes underflows");
       out_bytes[p] -= d.p;
-      touch(c).free_psn = (fp + 1) & 0xffff;
+      Conn& y = touch(c);
+      if (y.ib < d.p) fail("in-flight bytes of a connection underflow");
+      y.ib -= d.p;
+      y.free_psn = (fp + 1) & 0xffff;
     }
   }
   for (unsigned q = 0; q < NQ; ++q) {
@@ -1124,6 +1130,8 @@ void TxModel::tick(const TxIn& in) {
       const uint32_t inflight = (x.npsn - x.free_psn) & 0xffff;
       if (((x.ack_psn - x.free_psn) & 0xffff) > inflight) fail("free_psn <= ack_psn <= npsn violated");
       if (inflight > W) fail("npsn - free_psn > Window");
+      if ((x.ib == 0) != (inflight == 0)) fail("in-flight bytes and PDUs of a connection disagree");
+      if (cfg_.win_bytes && x.ib >= cfg_.win_bytes + p_.max_pack) fail("in-flight bytes >= cfg_win_bytes + MaxPack");
       // Connection sets for the next edge.
       mset(m_rtx_, c, x.rtx_act);
       mset(m_owe_, c, x.owe != kOweNoneV);
@@ -1158,6 +1166,7 @@ void TxModel::tick(const TxIn& in) {
   out_.dbg_npsn = conn_npsn(dc);
   out_.dbg_ack_psn = conn_ack_psn(dc);
   out_.dbg_inflight = conn_inflight(dc);
+  out_.dbg_inbytes = conn_inbytes(dc);
   out_.dbg_state = conn_state(dc);
   out_.pool_used = fresh_ - ((fl_wp_ - fl_rp_) & fmask);  // used at least once - free
 }
@@ -1173,6 +1182,7 @@ uint32_t TxModel::conn_ack_psn(unsigned c) const { return p_.lite() || c >= p_.n
 uint32_t TxModel::conn_inflight(unsigned c) const {
   return p_.lite() || c >= p_.nc() ? 0 : (conn_[c].npsn - conn_[c].free_psn) & 0xffff;
 }
+uint32_t TxModel::conn_inbytes(unsigned c) const { return p_.lite() || c >= p_.nc() ? 0 : conn_[c].ib; }
 uint32_t TxModel::conn_state(unsigned c) const {
   if (p_.lite() || c >= p_.nc()) return 0;
   const Conn& x = conn_[c];

@@ -89,6 +89,8 @@ struct TxCfg {
   uint32_t ack_count = 4;                          ///< cfg_ack_count_i (8 b): an owed ACK is due once this many
                                                    ///< feedback events are owed, whatever its age (0: off)
   uint32_t fo_retry = 4096;                        ///< cfg_fo_retry_i (24 b; 0 behaves as 1)
+  uint32_t win_bytes = 0;                          ///< cfg_win_bytes_i (24 b): a connection starts a PDU only
+                                                   ///< while the bytes of its unfreed PDUs are below it (0: off)
 };
 
 /// Strict-mode pin base of the queue {peer XPU id, VC} of node own (docs/sue.md "port_sel"): (own + peer +
@@ -148,6 +150,7 @@ struct TxOut {
   uint32_t dbg_npsn = 0;       ///< dbg_npsn_o (0 in Lite)
   uint32_t dbg_ack_psn = 0;    ///< dbg_ack_psn_o (0 in Lite)
   uint32_t dbg_inflight = 0;   ///< dbg_inflight_o: npsn - free_psn (0 in Lite)
+  uint32_t dbg_inbytes = 0;    ///< dbg_inbytes_o: the P of its PDUs [free_psn, npsn), the byte window's count (0 in Lite)
   uint32_t dbg_state = 0;      ///< dbg_state_o: TxConnState (0 in Lite)
   uint32_t pool_used = 0;      ///< pool_used_o: command slots in use (queued, held, the ingress command's)
   uint32_t port_dead = 0;                   ///< port_dead_o, bit per port
@@ -178,6 +181,7 @@ class TxModel {
   uint32_t conn_npsn(unsigned c) const;
   uint32_t conn_ack_psn(unsigned c) const;
   uint32_t conn_inflight(unsigned c) const;  ///< npsn - free_psn
+  uint32_t conn_inbytes(unsigned c) const;   ///< the P of the PDUs [free_psn, npsn) (the byte window's count)
   uint32_t conn_state(unsigned c) const;     ///< TxConnState
   /// ACK-only jobs started by cfg_ack_count before their age reached cfg_ack_delay, since construction (not a
   /// port: for tests, which check that RTL and twin agreed on such starts).
@@ -209,6 +213,7 @@ class TxModel {
   };
   struct Conn {
     uint32_t npsn = 0, ack_psn = 0, free_psn = 0;
+    uint32_t ib = 0;  // in-flight bytes: the P of the descriptors [free_psn, npsn) (the byte window)
     bool rtx_act = false;
     uint32_t rtx_psn = 0;
     // owe_age as the edge (now_) at which it was last 0: min(0xffff, e - owe_start) while owe != NONE.

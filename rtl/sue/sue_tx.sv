@@ -61,6 +61,7 @@ module sue_tx #(
   input  logic [23:0]              cfg_rto_i,
   input  logic [15:0]              cfg_ack_delay_i,
   input  logic [7:0]               cfg_ack_count_i,
+  input  logic [23:0]              cfg_win_bytes_i,
   input  logic [23:0]              cfg_fo_retry_i,
   // XPU transmit interface
   input  logic [1:0]               tx_valid_i,
@@ -101,6 +102,7 @@ module sue_tx #(
   output logic [15:0]              dbg_npsn_o,
   output logic [15:0]              dbg_ack_psn_o,
   output logic [IW-1:0]            dbg_inflight_o,
+  output logic [23:0]              dbg_inbytes_o,
   output logic [2:0]               dbg_state_o,
   output logic [PW-1:0]            pool_used_o,
   output logic [NumPorts-1:0]      port_dead_o,
@@ -209,6 +211,7 @@ module sue_tx #(
   logic [23:0]             rto_q;
   logic [15:0]             ack_delay_q;
   logic [7:0]              ack_count_q;
+  logic [23:0]             win_bytes_q;
   logic [23:0]             fo_retry_q;
   // queues: credit ring pointers send <= tail (PW-bit counters, ring entry = pointer mod QDepth), ring
   // entries {slot, dlen}; the queue's list through sl_next: hd (oldest) .. lst (newest); held sent
@@ -498,7 +501,7 @@ module sue_tx #(
     sue_tx_conn #(.NumPorts(NumPorts), .NumXpus(NumXpus), .Window(Window), .CntW(CntW), .Pool(Pool), .NQ(NQ),
                   .NC(NC), .PW(PW), .IW(IW)) u_conn (
       .clk_i, .rst_ni,
-      .ack_count_i(ack_count_q), .ack_delay_i(ack_delay_q), .rto_i(rto_q), .fo_retry_i(fo_retry_q),
+      .ack_count_i(ack_count_q), .win_bytes_i(win_bytes_q), .ack_delay_i(ack_delay_q), .rto_i(rto_q), .fo_retry_i(fo_retry_q),
       .dead_i(dead_q), .dies_i(dies), .live_i(live), .any_live_i(any_live), .okpv_i(okpv), .fo_port_i(fo_port),
       .fb_valid_i, .fb_peer_i, .fb_vc_i, .fb_owe_i, .fb_owe_psn_i, .fb_rop_i, .fb_rapsn_i, .fb_fo_i, .fb_fo_port_i,
       .psel_ok_i(psel_ok), .mig_q_o(mig_q), .mig_t_i(mig_t), .job_go_i(job_go), .new_go_i(new_go),
@@ -510,7 +513,7 @@ module sue_tx #(
       .new_op_o(new_op), .wk_hit_o(wk_hit), .wk_q_o(wk_q), .wk_first_o(wk_first), .wk_n_o(wk_n),
       .s_inc_gbn_o(s_inc_gbn), .s_inc_rto_o(s_inc_rto), .s_inc_nack_rcvd_o(s_inc_nack_rcvd),
       .s_inc_fo_ack_rcvd_o(s_inc_fo_ack_rcvd),
-      .dbg_conn_i, .dbg_npsn_o, .dbg_ack_psn_o, .dbg_inflight_o, .dbg_state_o, .out_bytes_o);
+      .dbg_conn_i, .dbg_npsn_o, .dbg_ack_psn_o, .dbg_inflight_o, .dbg_inbytes_o, .dbg_state_o, .out_bytes_o);
 
     // the builders' CRC registers (R-CRC of the PDU each builds)
     logic [NumPorts*32-1:0] crc_q, crc_d;
@@ -561,13 +564,14 @@ module sue_tx #(
     assign dbg_npsn_o      = '0;
     assign dbg_ack_psn_o   = '0;
     assign dbg_inflight_o  = '0;
+    assign dbg_inbytes_o   = '0;
     assign dbg_state_o     = '0;
     assign out_bytes_o     = '0;
     // SUE Lite has no feedback, no CRC, no timers
     /* verilator lint_off UNUSEDSIGNAL */
     logic unused_lite;
     assign unused_lite = ^{fb_valid_i, fb_peer_i, fb_vc_i, fb_owe_i, fb_owe_psn_i, fb_rop_i, fb_rapsn_i, fb_fo_i,
-                           fb_fo_port_i, rto_q, ack_delay_q, ack_count_q, fo_retry_q, part_q, hop_q, app_crc, app_ch, app_from,
+                           fb_fo_port_i, rto_q, ack_delay_q, ack_count_q, win_bytes_q, fo_retry_q, part_q, hop_q, app_crc, app_ch, app_from,
                            app_s, fo_port, psel_ok, new_c, s_jP, dbg_conn_i};
     /* verilator lint_on UNUSEDSIGNAL */
   end
@@ -1137,7 +1141,7 @@ module sue_tx #(
     if (!rst_ni) begin
       own_q <= cfg_own_xpuid_i; strict_q <= cfg_strict_i; part_q <= cfg_partition_i;
       hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
-      ack_count_q <= cfg_ack_count_i;
+      ack_count_q <= cfg_ack_count_i; win_bytes_q <= cfg_win_bytes_i;
       fo_retry_q <= cfg_fo_retry_i;
       fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0;
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
@@ -1261,6 +1265,7 @@ module sue_tx #(
   generate
     if (Profile == 0) begin : g_cov
       c_window_full:  cover property (@(posedge clk_i) disable iff (!rst_ni) |(g_sue.u_conn.wfl_q & ~g_sue.u_conn.rtxact_q));
+      c_window_bytes: cover property (@(posedge clk_i) disable iff (!rst_ni) |(g_sue.u_conn.sl_v & g_sue.u_conn.sl_wfb));
       c_nack_sent:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxNackSent] != '0);
       c_nack_rcvd:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxNackRcvd] != '0);
       c_go_back_n:    cover property (@(posedge clk_i) disable iff (!rst_ni) inc[sue_pkg::TxGbn] != '0);

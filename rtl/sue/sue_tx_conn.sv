@@ -33,6 +33,7 @@ module sue_tx_conn #(
   input  logic                          rst_ni,
   // configuration registers of the parent
   input  logic [7:0]                    ack_count_i,
+  input  logic [23:0]                   win_bytes_i,   // byte window (0: off)
   input  logic [15:0]                   ack_delay_i,
   input  logic [23:0]                   rto_i,
   input  logic [23:0]                   fo_retry_i,
@@ -65,7 +66,7 @@ module sue_tx_conn #(
   input  logic [$clog2(Pool)-1:0]       new_first_i,
   input  logic [PW-1:0]                 new_n_i,
   // S1 / S: the state the parent's scans read
-  output logic [NC-1:0]                 cwin_o,        // !rtx_act && npsn - free_psn < Window
+  output logic [NC-1:0]                 cwin_o,        // !rtx_act && npsn - free_psn < Window && ib < win_bytes
   output logic [NQ-1:0]                 blocked_o,     // a connection of q in WAIT or MIGRATE
   output logic [NumPorts*24-1:0]        ob_cur_o,      // out_bytes
   // S2: the SUE job and NEW's PSN
@@ -99,6 +100,7 @@ module sue_tx_conn #(
   output logic [15:0]                   dbg_npsn_o,
   output logic [15:0]                   dbg_ack_psn_o,
   output logic [IW-1:0]                 dbg_inflight_o,
+  output logic [23:0]                   dbg_inbytes_o,
   output logic [2:0]                    dbg_state_o,
   output logic [NumPorts*24-1:0]        out_bytes_o
 );
@@ -128,7 +130,7 @@ module sue_tx_conn #(
   localparam int WW  = (NCW < 64) ? NCW : 64;       // bitmap reset words
   localparam int NVW = NCW / WW;
   localparam int NS  = 4 * NumPorts + 2;            // slots: F[p], O[p], R[p], W[p], J, J2
-  localparam int CMW = 7 * 16 + 8;                  // {npsn, ack, free, rtx_psn, owe_psn, mig_psn, fo_ans_psn, owe_n}
+  localparam int CMW = 24 + 7 * 16 + 8;             // {ib, npsn, ack, free, rtx_psn, owe_psn, mig_psn, fo_ans_psn, owe_n}
   logic [CMW-1:0]   cm [NC];
   logic [NCW-1:0]   cmv_q, cmv_d;                    // cm[c] written since reset (else it reads 0)
   logic [NCW-1:0]   rtxact_q, rtxact_d, fodue_q, fodue_d, foans_q, foans_d;
@@ -137,7 +139,7 @@ module sue_tx_conn #(
   logic [NCW-1:0]   fw_q, fw_d, fm_q, fm_d;          // fo_state WAIT, MIGRATE (else LIVE, RETIRED on a dead port)
   logic [NCW-1:0]   bsy_q, bsy_d;                    // ack_psn != npsn
   logic [NCW-1:0]   unf_q, unf_d;                    // free_psn != ack_psn
-  logic [NCW-1:0]   wfl_q, wfl_d;                    // npsn - free_psn >= Window
+  logic [NCW-1:0]   wfl_q, wfl_d;                    // npsn - free_psn >= Window, or (win_bytes != 0) ib >= win_bytes
   logic [NCW-1:0]   cnth_q, cnth_d;                  // cfg_ack_count != 0 && owe_n >= cfg_ack_count
   logic [24:0]      now_q;            // edges since reset (mod 2^25): the time stamps of the timer lists
   // failover retry: a FIFO of {connection, edge} pushed by each FO-REQ job (below "ACK-delay lists")
@@ -296,6 +298,7 @@ module sue_tx_conn #(
   logic [CMW-1:0]    sl_r [NS];     // cm reads
   logic [CMW-1:0]    sl_w [NS];     // cm writes
   logic [NS-1:0]     sl_rtx, sl_fodue, sl_foans, sl_oa, sl_on, sl_fw, sl_fm, sl_bsy, sl_unf, sl_wfl, sl_cnth;
+  logic [NS-1:0]     sl_wfb;        // the byte window alone is full (coverage)
   // flags read at the slots: F, R and W name a connection of their own port, so they read within that
   // port's bank of each bitmap (an NPC-way choice instead of an NC-way one)
   logic [NS-1:0]     rf_on, rf_oa, rf_rtx, rf_fw, rf_fm, rf_fodue, rf_foans, rf_cmv;
@@ -311,6 +314,7 @@ module sue_tx_conn #(
   logic [15:0] q_npsn, q_ack, q_free, q_rtxpsn, q_migpsn;
   logic [15:0] x_npsn, x_ack, x_free, x_rtxpsn, x_owepsn, x_migpsn, x_fapsn, x_inf;
   logic [7:0]  q_owen, x_owen;
+  logic [23:0] x_ib;             // in-flight bytes: the P of the descriptors [free_psn, npsn)
   logic [1:0]  q_owe, x_owe;
   logic [2:0]  q_fst, x_fst;
   logic        q_rtxact, x_rtxact, x_fodue, x_foans;
@@ -397,7 +401,7 @@ module sue_tx_conn #(
       q_owe    = {rf_on[k], rf_oa[k]};
       q_rtxact = rf_rtx[k];
       q_fst    = rf_fw[k] ? sue_pkg::StWait : (rf_fm[k] ? sue_pkg::StMig : (dead_i[pc] ? sue_pkg::StRetired : sue_pkg::StLive));
-      {x_npsn, x_ack, x_free, x_rtxpsn, x_owepsn, x_migpsn, x_fapsn, x_owen} = sl_r[k];
+      {x_ib, x_npsn, x_ack, x_free, x_rtxpsn, x_owepsn, x_migpsn, x_fapsn, x_owen} = sl_r[k];
       x_owe = q_owe; x_rtxact = q_rtxact; x_fst = q_fst; x_fodue = rf_fodue[k]; x_foans = rf_foans[k];
       owe_w = 1'b0; rtx_w = 1'b0; prog = 1'b0; gbn1 = 1'b0; fans_w = 1'b0; fo_acked = 1'b0; fire = 1'b0;
       e_owe = '0; e_rop = '0; e_rapsn = '0; e_o = '0; e_d = '0; e_a = '0; e_fo = '0;
@@ -511,13 +515,19 @@ module sue_tx_conn #(
           default: ;
         endcase
       end
-      if ((new_go_i && new_c_i == c) || (job_go_i && !new_go_i && s_kind_o == KMig && s_c2 == c)) x_npsn = q_npsn + 16'd1;
+      if ((new_go_i && new_c_i == c) || (job_go_i && !new_go_i && s_kind_o == KMig && s_c2 == c)) begin
+        x_npsn = q_npsn + 16'd1;
+        x_ib   = x_ib + (new_go_i ? 24'(new_P_i) : 24'(s_jP_o));   // its descriptor's P
+      end
       if (pb_any && pb_c == c && !owe_w) x_owe = '0;
       // 7. descriptor walker
-      if (wk_hit_o[pc] && wk_c[pc*CIW +: CIW] == c) x_free = q_free + 16'd1;
+      if (wk_hit_o[pc] && wk_c[pc*CIW +: CIW] == c) begin
+        x_free = q_free + 16'd1;
+        x_ib   = x_ib - 24'(wk_desc[pc][12:0]);
+      end
       // the slot's results
       x_inf       = x_npsn - x_free;
-      sl_w[k]     = {x_npsn, x_ack, x_free, x_rtxpsn, x_owepsn, x_migpsn, x_fapsn, x_owen};
+      sl_w[k]     = {x_ib, x_npsn, x_ack, x_free, x_rtxpsn, x_owepsn, x_migpsn, x_fapsn, x_owen};
       sl_rtx[k]   = x_rtxact;
       sl_fodue[k] = x_fodue;
       sl_foans[k] = x_foans;
@@ -527,7 +537,8 @@ module sue_tx_conn #(
       sl_fm[k]    = x_fst == sue_pkg::StMig;
       sl_bsy[k]   = x_ack != x_npsn;
       sl_unf[k]   = x_free != x_ack;
-      sl_wfl[k]   = x_inf >= 16'(Window);
+      sl_wfb[k]   = win_bytes_i != '0 && x_ib >= win_bytes_i;
+      sl_wfl[k]   = x_inf >= 16'(Window) || sl_wfb[k];
       sl_cnth[k]  = ack_count_i != '0 && x_owen >= ack_count_i;
       // events counted once: a go-back-N by feedback in its F slot, an RTO in its R slot (valid slots
       // only: an empty list's head names some connection, maybe another port's head)
@@ -892,6 +903,7 @@ module sue_tx_conn #(
     dbg_npsn_o     = '0;
     dbg_ack_psn_o  = '0;
     dbg_inflight_o = '0;
+    dbg_inbytes_o  = '0;
     dbg_state_o    = '0;
     dbg_w          = (32'(dbg_conn_i) < NC && cmv_q[dbg_conn_i]) ? cm[dbg_conn_i] : '0;
     dbg_st         = fw_q[dbg_conn_i] ? sue_pkg::StWait : (fm_q[dbg_conn_i] ? sue_pkg::StMig :
@@ -900,6 +912,7 @@ module sue_tx_conn #(
       dbg_npsn_o     = dbg_w[119:104];
       dbg_ack_psn_o  = dbg_w[103:88];
       dbg_inflight_o = IW'(dbg_w[119:104] - dbg_w[87:72]);
+      dbg_inbytes_o  = dbg_w[143:120];
       dbg_state_o    = (dbg_st != sue_pkg::StLive) ? dbg_st : {2'b00, rtxact_q[dbg_conn_i]};
     end
   end
@@ -916,23 +929,29 @@ module sue_tx_conn #(
                   sl_w[k][119:104] - sl_w[k][87:72] <= 16'(Window))
             else $error("sue_tx: connection %0d: free_psn %0d, ack_psn %0d, npsn %0d out of order or beyond Window",
                         sl_c[k*CIW +: CIW], sl_w[k][87:72], sl_w[k][103:88], sl_w[k][119:104]);
+          // in-flight bytes: 0 exactly when no PDU is unfreed; below win_bytes + the largest P (8,191)
+          assert ((sl_w[k][143:120] == '0) == (sl_w[k][119:104] == sl_w[k][87:72]) &&
+                  (win_bytes_i == '0 || sl_w[k][143:120] < win_bytes_i + 24'd8191))
+            else $error("sue_tx: connection %0d: in-flight bytes %0d disagree with its PDUs or the byte window",
+                        sl_c[k*CIW +: CIW], sl_w[k][143:120]);
         end
       end
       // the flags of the connection on the debug port agree with its word
       if (32'(dbg_conn_i) < NC) begin
         assert (bsy_q[dbg_conn_i] == (dbg_w[103:88] != dbg_w[119:104]) && unf_q[dbg_conn_i] == (dbg_w[87:72] != dbg_w[103:88]) &&
-                wfl_q[dbg_conn_i] == (dbg_w[119:104] - dbg_w[87:72] >= 16'(Window)) &&
+                wfl_q[dbg_conn_i] == (dbg_w[119:104] - dbg_w[87:72] >= 16'(Window) ||
+                                      (win_bytes_i != '0 && dbg_w[143:120] >= win_bytes_i)) &&
                 cnth_q[dbg_conn_i] == (ack_count_i != '0 && dbg_w[7:0] >= ack_count_i) && !(oa_q[dbg_conn_i] && on_q[dbg_conn_i]) &&
                 !(fw_q[dbg_conn_i] && fm_q[dbg_conn_i]))
           else $error("sue_tx: connection %0d: flags disagree with the connection memory", dbg_conn_i);
       end
       if (new_go_i) begin
-        assert (rj2[119:104] - rj2[87:72] < 16'(Window))
-          else $error("sue_tx: NEW descriptor written over a held one (connection %0d)", new_c_i);
+        assert (rj2[119:104] - rj2[87:72] < 16'(Window) && (win_bytes_i == '0 || rj2[143:120] < win_bytes_i))
+          else $error("sue_tx: NEW descriptor written over a held one, or beyond the byte window (connection %0d)", new_c_i);
       end
       if (job_go_i && !new_go_i && s_kind_o == KMig) begin
-        assert (rj2[119:104] - rj2[87:72] < 16'(Window))
-          else $error("sue_tx: MIGRATE descriptor written over a held one (connection %0d)", s_c2);
+        assert (rj2[119:104] - rj2[87:72] < 16'(Window) && (win_bytes_i == '0 || rj2[143:120] < win_bytes_i))
+          else $error("sue_tx: MIGRATE descriptor written over a held one, or beyond the byte window (connection %0d)", s_c2);
       end
       for (int p = 0; p < NumPorts; p++) begin
         if (wk_hit_o[p]) begin

@@ -31,6 +31,7 @@ System::System(const EnvConfig& cfg, std::vector<std::unique_ptr<TxBlock>> tx, s
     t.rto = cfg_.rto;
     t.ack_delay = cfg_.ack_delay;
     t.ack_count = cfg_.ack_count;
+    t.win_bytes = cfg_.win_bytes;
     t.fo_retry = cfg_.fo_retry;
     auto& r = N.rcfg;
     r.own_xpuid = N.xpu;

@@ -91,6 +91,7 @@ void declare(core::Schema& s) {
   s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 4096, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
   s.add_int("ack_count", 4, 0, 255, "cfg_ack_count_i: an owed ACK goes alone once this many accepted or duplicate PDUs are owed, whatever its age (0: off)");
+  s.add_int("window_bytes", 0, 0, (1 << 24) - 1, "cfg_win_bytes_i: the byte window, a connection starts a PDU only while its unacknowledged PDUs hold fewer bytes (0: off; docs/sue.md \"Window and QDepth\")");
   s.add_int("fo_retry", 4096, 1, (1 << 24) - 1, "cfg_fo_retry_i: cycles between failover requests");
   s.add_int("partition", 42, 0, 1023, "cfg_partition_i");
   s.add_int("hop_count", 0, 0, 255, "cfg_hop_count_i");
@@ -190,6 +191,7 @@ EnvConfig env_from_settings(const core::Settings& s, uint64_t seed) {
   e.rto = static_cast<uint32_t>(s.i("rto"));
   e.ack_delay = static_cast<uint32_t>(s.i("ack_delay"));
   e.ack_count = static_cast<uint32_t>(s.i("ack_count"));
+  e.win_bytes = static_cast<uint32_t>(s.i("window_bytes"));
   e.fo_retry = static_cast<uint32_t>(s.i("fo_retry"));
   e.rx_credits = static_cast<uint32_t>(s.i("rx_credits"));
   e.load = s.r("load");

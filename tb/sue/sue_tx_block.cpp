@@ -39,6 +39,7 @@ class Rtl : public TxBlock {
       m.cfg_rto_i = c.rto & 0xffffff;
       m.cfg_ack_delay_i = c.ack_delay & 0xffff;
       m.cfg_ack_count_i = c.ack_count & 0xff;
+      m.cfg_win_bytes_i = c.win_bytes & 0xffffff;
       m.cfg_fo_retry_i = c.fo_retry & 0xffffff;
     }
     m.tx_valid_i = in.tx_valid & 3;
@@ -84,6 +85,7 @@ class Rtl : public TxBlock {
     o.dbg_npsn = m.dbg_npsn_o;
     o.dbg_ack_psn = m.dbg_ack_psn_o;
     o.dbg_inflight = m.dbg_inflight_o;
+    o.dbg_inbytes = m.dbg_inbytes_o;
     o.dbg_state = m.dbg_state_o;
     o.pool_used = static_cast<uint32_t>(m.pool_used_o);
     o.mac_tx_valid = static_cast<uint32_t>(get_bits(m.mac_tx_valid_o, 0, np));
@@ -214,6 +216,7 @@ std::optional<Mismatch> tx_diff(const sue::TxOut& r, const sue::TxOut& m) {
   d.cmp("dbg_npsn_o", r.dbg_npsn, m.dbg_npsn);
   d.cmp("dbg_ack_psn_o", r.dbg_ack_psn, m.dbg_ack_psn);
   d.cmp("dbg_inflight_o", r.dbg_inflight, m.dbg_inflight);
+  d.cmp("dbg_inbytes_o", r.dbg_inbytes, m.dbg_inbytes);
   d.cmp("dbg_state_o", r.dbg_state, m.dbg_state);
   d.cmp("pool_used_o", r.pool_used, m.pool_used);
   d.cmp("port_dead_o", r.port_dead, m.port_dead);

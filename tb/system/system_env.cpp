@@ -411,6 +411,7 @@ void System::build_nics(std::vector<std::unique_ptr<TxBlock>>& tx, std::vector<s
       t.rto = cfg_.rto;
       t.ack_delay = cfg_.ack_delay;
       t.ack_count = cfg_.ack_count;
+      t.win_bytes = cfg_.win_bytes;
       t.fo_retry = cfg_.fo_retry;
       sue::RxCfg r;
       r.own_xpuid = a;

@@ -85,6 +85,7 @@ FlitSystem::FlitSystem(const SysConfig& cfg)
       nc.rto = cfg_.rto;
       nc.ack_delay = cfg_.ack_delay;
       nc.ack_count = cfg_.ack_count;
+      nc.win_bytes = cfg_.win_bytes;
       nc.rx_credits = {cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits, cfg_.rx_credits};
       nc.port_gbps = cfg_.port_gbps;
       nc.clock_ps = cfg_.clock_ps;

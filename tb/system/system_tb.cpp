@@ -82,6 +82,7 @@ void declare(core::Schema& s) {
   s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 4096, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
   s.add_int("ack_count", 4, 0, 255, "cfg_ack_count_i: an owed ACK goes alone once this many accepted or duplicate PDUs are owed, whatever its age (0: off)");
+  s.add_int("window_bytes", 0, 0, (1 << 24) - 1, "cfg_win_bytes_i: the byte window, a connection starts a PDU only while its unacknowledged PDUs hold fewer bytes (0: off; docs/sue.md \"Window and QDepth\")");
   s.add_text("rtl", "none", "none|(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr)(,(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr))*",
              "none|xN.tx|xN.rx|xN.llr|swP.pN.llr[,...] (e.g. x0.tx,x0.rx,sw0.p3.llr)",
              "blocks that are verilated RTL: xN.tx / xN.rx the sue_tx / sue_rx of every instance of XPU N, xN.llr the "
@@ -168,6 +169,7 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
   c.rto = static_cast<uint32_t>(s.i("rto"));
   c.ack_delay = static_cast<uint32_t>(s.i("ack_delay"));
   c.ack_count = static_cast<uint32_t>(s.i("ack_count"));
+  c.win_bytes = static_cast<uint32_t>(s.i("window_bytes"));
   c.nic_buf_cells = static_cast<uint32_t>(s.i("nic_buf_cells"));
   c.check_frames = s.b("check_frames");
   c.warmup_cycles = static_cast<uint64_t>(s.i("warmup_cycles"));

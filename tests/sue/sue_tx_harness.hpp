@@ -71,12 +71,15 @@ struct HarnessCfg {
   bool strict = true;        ///< when !random_cfg
   int ack_count = -1;        ///< cfg_ack_count: -1 from a draw already made (0..8), else this value
   int ack_delay = -1;        ///< cfg_ack_delay: -1 as drawn (random_cfg) or 64, else this value
+  int win_bytes = -1;        ///< cfg_win_bytes: -1 from a draw already made (off, or 64..8,192 bytes), else this value
 };
 
 struct HarnessStats {
   uint64_t cycles = 0, frames = 0, data_frames = 0, new_pdus = 0, rtx_pdus = 0, mig_pdus = 0, ack_only = 0,
            fo_req = 0, fo_ack = 0, delivered = 0, accepted = 0, resets = 0, deaths = 0, lost_frames = 0,
            max_inflight = 0, window_full_cycles = 0;
+  uint64_t window_bytes_full_cycles = 0;  ///< connection-cycles with fewer than Window PDUs but the byte window full
+  uint64_t max_inbytes = 0;               ///< the most bytes a connection held in flight
   uint64_t nack_next = 0;         ///< NACKs naming the connection's next unsent PSN (HarnessCfg::p_nack_next)
   uint64_t ack_only_acks = 0;     ///< ACK-only frames carrying an ACK (not a NACK: a NACK leaves at once)
   uint32_t strict_new_ports = 0;  ///< ports that carried a strict-mode NEW PDU (bit per port)
@@ -162,6 +165,15 @@ class Harness {
   };
 
   unsigned cidx(unsigned p, unsigned i, unsigned v) const { return (p * npe_ + i) * 4 + v; }
+  /// A drawn id 0..1023 mapped onto the ids that are not peers, never the own id: NumXpus..1023 (at
+  /// NumXpus 1,024 there are none: the id itself, or the next one where it is the own id).
+  uint32_t not_peer(uint32_t x) const {
+    const uint32_t own = cfg_.own_xpuid;
+    if (npe_ >= 1024 || (npe_ == 1023 && own == 1023)) return x == own ? (x + 1) % 1024 : x;
+    uint32_t y = npe_ + x % (1024 - npe_);
+    if (y == own) y = y + 1 < 1024 ? y + 1 : npe_;
+    return y;
+  }
   void failf(const std::string& s) {
     if (fail_.empty()) {
       std::ostringstream os;
@@ -182,6 +194,10 @@ class Harness {
     cfg_.hop_count = static_cast<uint32_t>(rng_.uniform(0, 255));
     // 0 (off) .. 8 owed events, from a draw already made: no new draw, so each seed's stimulus stays.
     cfg_.ack_count = c_.ack_count < 0 ? cfg_.hop_count % 9 : static_cast<uint32_t>(c_.ack_count);
+    // The byte window: off for a third of the configurations, else 64 << (0..7) bytes (from one PDU at a
+    // time to several), again from a draw already made.
+    cfg_.win_bytes = c_.win_bytes >= 0 ? static_cast<uint32_t>(c_.win_bytes)
+                                       : (cfg_.partition % 3 == 0 ? 0u : 64u << ((cfg_.partition / 3) % 8));
     if (c_.random_cfg) {
       cfg_.strict = rng_.chance(0.5);
       for (auto& w : cfg_.vc_weight) w = static_cast<uint32_t>(rng_.uniform(0, 15));
@@ -370,8 +386,16 @@ class Harness {
         if (fl > p_.window) failf("conn_inflight > Window on connection " + std::to_string(c));
         st_.max_inflight = std::max<uint64_t>(st_.max_inflight, fl);
         if (fl == p_.window) ++st_.window_full_cycles;
+        const uint32_t ib = m.conn_inbytes(c);
+        st_.max_inbytes = std::max<uint64_t>(st_.max_inbytes, ib);
+        if (cfg_.win_bytes && fl < p_.window && ib >= cfg_.win_bytes) ++st_.window_bytes_full_cycles;
+        // the byte window: only a PDU started below it may exceed it, by less than that PDU
+        if (cfg_.win_bytes && ib >= cfg_.win_bytes + p_.max_pack)
+          failf(fmt::format("connection {}: {} bytes in flight, byte window {} + MaxPack {}", c, ib, cfg_.win_bytes, p_.max_pack));
       }
       if (o.dbg_inflight > p_.window) failf("dbg_inflight_o > Window on connection " + std::to_string(dbg_conn_));
+      if ((o.dbg_inbytes == 0) != (o.dbg_inflight == 0))
+        failf(fmt::format("debug port, connection {}: {} PDUs but {} bytes in flight", dbg_conn_, o.dbg_inflight, o.dbg_inbytes));
     }
     if (o.dbg_q_count > p_.pool_slots() || o.dbg_q_unsent > p_.qdepth || o.dbg_q_unsent > o.dbg_q_count)
       failf(fmt::format("debug port, queue {}: count {} unsent {}", dbg_q_, o.dbg_q_count, o.dbg_q_unsent));
@@ -442,7 +466,10 @@ class Harness {
         f.rop = 2;
         const Conn& x = conn_[cidx(p, f.peer, f.vc)];
         f.rapsn = x.next_new;
-        if (x.next_new != x.ackp) {  // PDUs outstanding: in range
+        // PDUs outstanding (in range), and the far end has seen every one of them: a receiver names its
+        // expected PSN only (one that still waits for a lost PDU could never send this NACK, and a stub
+        // that did would make the sender free PDUs the far end never got)
+        if (x.next_new != x.ackp && far_[cidx(p, f.peer, f.vc)].exp == x.next_new) {
           in.fb[p] = f;
           ++st_.nack_next;
         }
@@ -450,7 +477,9 @@ class Harness {
       if (!in.fb[p].valid && !draining_ && !lite_ && rng_.chance(c_.p_owe)) {  // an owed ACK/NACK/DUP alone
         sue::Feedback f;
         f.valid = true;
-        f.peer = rng_.chance(0.05) ? static_cast<uint32_t>(rng_.uniform(0, 1023)) : peer_draw();
+        // 5 %: an XPU id that is not a peer: >= NumXpus (ignored by sue_tx), never the own id (sue_rx drops
+        // every frame from it, so no feedback can name it)
+        f.peer = rng_.chance(0.05) ? not_peer(static_cast<uint32_t>(rng_.uniform(0, 1023))) : peer_draw();
         f.vc = static_cast<uint32_t>(rng_.uniform(0, 3));
         f.owe = static_cast<uint32_t>(rng_.uniform(1, 3));
         f.owe_psn = static_cast<uint32_t>(rng_.uniform(0, 0xffff));

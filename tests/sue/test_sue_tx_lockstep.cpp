@@ -106,25 +106,27 @@ Run run_lockstep(const std::string& variant, suetx::HarnessCfg hc) {
   const auto& s = r.st;
   std::printf("[%s seed %llu] cycles %llu compared %llu frames %llu data %llu new %llu rtx %llu mig %llu ack_only %llu "
               "fo_req %llu fo_ack %llu accepted %llu delivered %llu resets %llu deaths %llu lost %llu max_inflight %llu "
-              "window_full_cycles %llu pool_full_cycles %llu ack_by_count %llu rto_late %llu\n",
+              "window_full_cycles %llu window_bytes_full_cycles %llu max_inbytes %llu pool_full_cycles %llu ack_by_count %llu "
+              "rto_late %llu\n",
               variant.c_str(), (unsigned long long)hc.seed, (unsigned long long)s.cycles,
               (unsigned long long)r.compared, (unsigned long long)s.frames, (unsigned long long)s.data_frames,
               (unsigned long long)s.new_pdus, (unsigned long long)s.rtx_pdus, (unsigned long long)s.mig_pdus,
               (unsigned long long)s.ack_only, (unsigned long long)s.fo_req, (unsigned long long)s.fo_ack,
               (unsigned long long)s.accepted, (unsigned long long)s.delivered, (unsigned long long)s.resets,
               (unsigned long long)s.deaths, (unsigned long long)s.lost_frames, (unsigned long long)s.max_inflight,
-              (unsigned long long)s.window_full_cycles, (unsigned long long)r.pool_full_cycles,
+              (unsigned long long)s.window_full_cycles, (unsigned long long)s.window_bytes_full_cycles,
+              (unsigned long long)s.max_inbytes, (unsigned long long)r.pool_full_cycles,
               (unsigned long long)r.ack_by_count, (unsigned long long)r.rto_late);
   return r;
 }
 
 // Where the lockstep caught a mutant.
-void print_caught(const char* what, const Run& r) {
+[[maybe_unused]] void print_caught(const char* what, const Run& r) {
   std::printf("%s caught: cycle %llu signal %s rtl %llu model %llu\n", what, (unsigned long long)r.mismatch->cycle,
               r.mismatch->signal.c_str(), (unsigned long long)r.mismatch->rtl, (unsigned long long)r.mismatch->model);
 }
 
-void expect_busy(const Run& r, bool sue) {
+[[maybe_unused]] void expect_busy(const Run& r, bool sue) {
   EXPECT_GT(r.st.new_pdus, 500u);
   EXPECT_GT(r.st.delivered, 1000u);
   if (sue) {
@@ -141,6 +143,18 @@ suetx::HarnessCfg faults(uint64_t seed) {
   return c;
 }
 
+// One connection per port (every command to peer 0, VC 0), commands of 0..40 bytes, 3 % of the DATA
+// frames lost, feedback up to fb_delay edges late: the windows fill.
+[[maybe_unused]] suetx::HarnessCfg narrow_lossy(uint64_t seed, unsigned fb_delay) {
+  auto c = faults(seed);
+  c.dlen_max = 40;
+  c.p_loss = 0.03;
+  c.fb_delay_max = fb_delay;
+  c.narrow = true;
+  return c;
+}
+
+#ifndef SUE_TX_LOCKSTEP_NIGHTLY
 TEST(SueTxLockstep, S1) {
   auto c = faults(11);
   c.ack_count = 2;  // the count trigger on (the seed's draw, hop_count % 9, may be 0: off)
@@ -152,16 +166,38 @@ TEST(SueTxLockstep, S1) {
 }
 
 TEST(SueTxLockstep, S1OneConnectionWindowFull) {
-  auto c = faults(12);
-  c.dlen_max = 40;
-  c.p_loss = 0.03;
-  c.fb_delay_max = 200;  // long feedback and one connection: the window fills
-  c.narrow = true;
+  auto c = narrow_lossy(12, 200);  // long feedback and one connection: the window fills
   c.ack_count = 0;  // the age alone (with the count drawn from this seed the window never fills)
+  c.win_bytes = 0;  // the PDU window, not the byte window
   auto r = run_lockstep("s1", c);
   EXPECT_EQ(r.fail, "");
   expect_busy(r, true);
   EXPECT_GT(r.st.window_full_cycles, 0u);
+}
+
+// The byte window (cfg_win_bytes) binds before the PDU window: one connection per port, long feedback;
+// s1 with 1,000 bytes, and s4 with 2,000 bytes, port deaths and MIGRATEs (a migrated PDU's P moves to the
+// new port's connection). RTL = twin every cycle (dbg_inbytes_o included), no connection ever holds
+// win_bytes + MaxPack bytes, every SUE_ASSERT check holds.
+TEST(SueTxLockstep, ByteWindowBindsBeforeThePduWindow) {
+  auto c = narrow_lossy(12, 200);
+  c.ack_count = 0;
+  c.win_bytes = 1000;
+  auto r = run_lockstep("s1", c);
+  EXPECT_EQ(r.fail, "");
+  expect_busy(r, true);
+  EXPECT_GT(r.st.window_bytes_full_cycles, 1000u);
+  EXPECT_GE(r.st.max_inbytes, 1000u);
+  EXPECT_EQ(r.st.window_full_cycles, 0u);  // the 64 PDUs of the PDU window never fill
+  auto c4 = narrow_lossy(48, 300);
+  c4.cycles = 60000;
+  c4.p_death = 0.00008;
+  c4.win_bytes = 2000;
+  auto r4 = run_lockstep("s4", c4);
+  EXPECT_EQ(r4.fail, "");
+  EXPECT_GT(r4.st.window_bytes_full_cycles, 1000u);
+  EXPECT_GT(r4.st.mig_pdus, 0u);
+  EXPECT_GT(r4.st.deaths, 0u);
 }
 
 // Port deaths and failover on 2 ports; and NACKs(e) naming the connection's next unsent PSN (a receiver
@@ -177,7 +213,7 @@ TEST(SueTxLockstep, S2Failover) {
   EXPECT_GT(r.st.deaths, 0u);
   EXPECT_GT(r.st.fo_req, 0u);
   EXPECT_GT(r.ack_by_count, 0u);  // ACK-only frames sent by cfg_ack_count before their age, RTL = twin
-  EXPECT_GT(r.st.nack_next, 100u);
+  EXPECT_GT(r.st.nack_next, 50u);
 }
 
 TEST(SueTxLockstep, S4Failover) {
@@ -232,13 +268,10 @@ TEST(SueTxLockstep, S4StrictPinsSpread) {
 // go-back-N and RTO resend PDUs by walking it, failover MIGRATEs walk it on the new port, and frees
 // return slots out of allocation order (the lists interleave in the pool after the first resets).
 TEST(SueTxLockstep, S4PoolListsGoBackNAndMigrate) {
-  auto c = faults(48);  // seeds 43 (Window 64) and 46 (DataW 1024) drew no MIGRATE
+  auto c = narrow_lossy(48, 300);  // seeds 43 (Window 64) and 46 (DataW 1024) drew no MIGRATE
   c.cycles = 100000;
-  c.dlen_max = 40;
-  c.p_loss = 0.03;
-  c.fb_delay_max = 300;
-  c.narrow = true;
   c.p_death = 0.00008;
+  c.win_bytes = 0;  // the PDU window
   auto r = run_lockstep("s4", c);
   EXPECT_EQ(r.fail, "");
   EXPECT_GT(r.st.new_pdus, 500u);
@@ -479,5 +512,27 @@ TEST(SueMutant, FoRetryFifoCaught) {
   EXPECT_GT(r.st.deaths, 0u);
   print_caught("failover-retry mutant", r);
 }
+
+#else
+// Nightly (test_sue_tx_lockstep_nightly, label nightly): 20 seeds of each multi-purpose variant with every
+// fault the harness has at once: lossy frames and feedback, RTOs, port deaths and failover (2 and 4 ports),
+// NACKs naming the next unsent PSN, random byte windows, mid-run resets with new configurations. RTL = twin
+// every cycle, every SUE_ASSERT check, and the drain leaves nothing behind.
+class SueTxLockstepSweep : public testing::TestWithParam<std::tuple<const char*, int>> {};
+
+TEST_P(SueTxLockstepSweep, AllFaultsRtlEqualsTwinAndNothingLeft) {
+  const std::string v = std::get<0>(GetParam());
+  auto c = faults(1000 + static_cast<uint64_t>(std::get<1>(GetParam())));
+  c.p_death = v == "s1" ? 0.0 : 0.00005;
+  c.p_nack_next = 0.05;
+  auto r = run_lockstep(v, c);
+  EXPECT_EQ(r.fail, "");
+  EXPECT_GT(r.st.new_pdus, 500u);
+  EXPECT_GT(r.st.nack_next, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, SueTxLockstepSweep,
+                         testing::Combine(testing::Values("s1", "s2", "s4"), testing::Range(0, 20)));
+#endif
 
 }  // namespace

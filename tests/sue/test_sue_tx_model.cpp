@@ -1108,6 +1108,47 @@ TEST(SueTxModel, WindowFullStallsOnlyItsConnection) {
   EXPECT_EQ(b.frames[3].f.cmds[0][3], 2u);
 }
 
+// cfg_win_bytes: a connection starts a PDU only while the P of its unfreed PDUs is below the byte window, so
+// it may hold fewer than Window PDUs; the walker's free gives the bytes back; other connections go on.
+TEST(SueTxModel, ByteWindowStallsItsConnectionBelowThePduWindow) {
+  TxParams p = small_pack();  // one command per PDU: a 0-byte command is a PDU of P = 20 bytes
+  p.window = 8;
+  Bench b(p);
+  b.in.cfg.win_bytes = 50;
+  b.reset();
+  for (unsigned k = 0; k < 5; ++k) {
+    b.cmd(0, 0, 0, static_cast<uint8_t>(k));
+    b.run(10);
+  }
+  b.cmd(1, 0, 0, 9);
+  b.run(30);
+  // 0, 20 and 40 bytes in flight are below 50: three PDUs start; at 60 the connection waits (3 < Window 8)
+  ASSERT_EQ(b.frames.size(), 4u);
+  EXPECT_EQ(b.m.conn_inflight(b.c(0, 0, 0)), 3u);
+  EXPECT_EQ(b.m.conn_inbytes(b.c(0, 0, 0)), 60u);
+  EXPECT_EQ(b.o().dbg_inbytes, 60u);  // dbg_conn 0 is that connection
+  EXPECT_EQ(b.m.q_unsent(0), 2u);
+  EXPECT_EQ(b.frames[3].f.afh2.entropy, 4u);  // peer 1 was not held up
+  EXPECT_EQ(b.m.conn_inbytes(b.c(0, 1, 0)), 20u);
+  b.fb(0, Bench::ack(0, 0, 0));
+  b.edge();  // ack_psn 1
+  b.edge();  // the walker frees PSN 0: 40 bytes
+  EXPECT_EQ(b.m.conn_inbytes(b.c(0, 0, 0)), 40u);
+  b.run(20);  // one more PDU (40 < 50), then 60 again
+  ASSERT_EQ(b.frames.size(), 5u);
+  EXPECT_EQ(b.frames[4].f.rh.npsn, 3u);
+  EXPECT_EQ(b.m.conn_inbytes(b.c(0, 0, 0)), 60u);
+  EXPECT_EQ(b.m.q_unsent(0), 1u);
+  // everything acknowledged and freed: no byte in flight
+  b.fb(0, Bench::ack(0, 0, 3));
+  b.run(30);
+  EXPECT_EQ(b.frames.size(), 6u);
+  b.fb(0, Bench::ack(0, 0, 4));
+  b.run(30);
+  EXPECT_EQ(b.m.conn_inflight(b.c(0, 0, 0)), 0u);
+  EXPECT_EQ(b.m.conn_inbytes(b.c(0, 0, 0)), 0u);
+}
+
 TEST(SueTxModel, PsnWrapsAt65536) {
   Bench b(small_pack());
   b.reset();
