@@ -92,7 +92,7 @@ struct NicConfig {
   uint32_t rto = 65536;      ///< cycles without ACK progress (0 behaves as 1)
   uint32_t ack_delay = 4096;  ///< cycles an owed ACK waits for a data PDU
   uint32_t ack_count = 4;     ///< 0..255: an owed ACK is due once this many feedback events are owed (0: off)
-  uint32_t win_bytes = 0;     ///< 0..2^24-1: a connection starts a PDU only while its PDUs in flight hold fewer bytes (0: off)
+  uint32_t win_bytes = 131072;  ///< 0..2^24-1: a connection starts a PDU only while its PDUs in flight hold fewer bytes (0: off)
   std::array<uint32_t, 4> rx_credits{{16, 16, 16, 16}};  ///< XPU receive credits per VC, 1..255
   // Port and clock.
   unsigned port_gbps = 200;  ///< line rate of every port (MAC pacing, with preamble and IFG)

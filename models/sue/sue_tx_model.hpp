@@ -89,7 +89,7 @@ struct TxCfg {
   uint32_t ack_count = 4;                          ///< cfg_ack_count_i (8 b): an owed ACK is due once this many
                                                    ///< feedback events are owed, whatever its age (0: off)
   uint32_t fo_retry = 4096;                        ///< cfg_fo_retry_i (24 b; 0 behaves as 1)
-  uint32_t win_bytes = 0;                          ///< cfg_win_bytes_i (24 b): a connection starts a PDU only
+  uint32_t win_bytes = 131072;                     ///< cfg_win_bytes_i (24 b): a connection starts a PDU only
                                                    ///< while the bytes of its unfreed PDUs are below it (0: off)
 };
 

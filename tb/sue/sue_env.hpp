@@ -60,7 +60,7 @@ struct EnvConfig {
   // configuration inputs
   uint32_t partition = 42, hop_count = 0;
   std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};
-  uint32_t rto = 65536, ack_delay = 4096, ack_count = 4, win_bytes = 0, fo_retry = 4096;
+  uint32_t rto = 65536, ack_delay = 4096, ack_count = 4, win_bytes = 131072, fo_retry = 4096;
   uint32_t rx_credits = 16;
   // traffic
   double load = 0.5;               ///< offered command bytes (op header + control + data) / the node's port bandwidth

@@ -91,7 +91,7 @@ void declare(core::Schema& s) {
   s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 4096, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
   s.add_int("ack_count", 4, 0, 255, "cfg_ack_count_i: an owed ACK goes alone once this many accepted or duplicate PDUs are owed, whatever its age (0: off)");
-  s.add_int("window_bytes", 0, 0, (1 << 24) - 1, "cfg_win_bytes_i: the byte window, a connection starts a PDU only while its unacknowledged PDUs hold fewer bytes (0: off; docs/sue.md \"Window and QDepth\")");
+  s.add_int("window_bytes", 131072, 0, (1 << 24) - 1, "cfg_win_bytes_i: the byte window, a connection starts a PDU only while its unacknowledged PDUs hold fewer bytes (0: off; default: 400 Gb/s x the 2.5 us design round trip, rounded up to 128 KiB; docs/sue.md \"Window and QDepth\")");
   s.add_int("fo_retry", 4096, 1, (1 << 24) - 1, "cfg_fo_retry_i: cycles between failover requests");
   s.add_int("partition", 42, 0, 1023, "cfg_partition_i");
   s.add_int("hop_count", 0, 0, 255, "cfg_hop_count_i");

@@ -107,7 +107,7 @@ struct SysConfig {
   // XPU side of SUE and its configuration inputs
   uint32_t rx_credits = 16;
   unsigned sink_delay = 0;
-  uint32_t partition = 42, rto = 65536, ack_delay = 4096, ack_count = 4, win_bytes = 0, fo_retry = 4096;
+  uint32_t partition = 42, rto = 65536, ack_delay = 4096, ack_count = 4, win_bytes = 131072, fo_retry = 4096;
   std::array<uint32_t, 4> vc_weight{{1, 1, 1, 1}};
   // blocks, per XPU (every instance of the XPU)
   std::vector<Kind> tx_kind, rx_kind;

@@ -82,7 +82,7 @@ void declare(core::Schema& s) {
   s.add_int("rto", 65536, 1, (1 << 24) - 1, "cfg_rto_i: retransmit timeout, cycles without ACK progress");
   s.add_int("ack_delay", 4096, 0, 65535, "cfg_ack_delay_i: cycles an owed ACK waits for a data PDU");
   s.add_int("ack_count", 4, 0, 255, "cfg_ack_count_i: an owed ACK goes alone once this many accepted or duplicate PDUs are owed, whatever its age (0: off)");
-  s.add_int("window_bytes", 0, 0, (1 << 24) - 1, "cfg_win_bytes_i: the byte window, a connection starts a PDU only while its unacknowledged PDUs hold fewer bytes (0: off; docs/sue.md \"Window and QDepth\")");
+  s.add_int("window_bytes", 131072, 0, (1 << 24) - 1, "cfg_win_bytes_i: the byte window, a connection starts a PDU only while its unacknowledged PDUs hold fewer bytes (0: off; default: 400 Gb/s x the 2.5 us design round trip, rounded up to 128 KiB; docs/sue.md \"Window and QDepth\")");
   s.add_text("rtl", "none", "none|(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr)(,(x[0-9]+\\.(tx|rx|llr)|sw[0-9]+\\.p[0-9]+\\.llr))*",
              "none|xN.tx|xN.rx|xN.llr|swP.pN.llr[,...] (e.g. x0.tx,x0.rx,sw0.p3.llr)",
              "blocks that are verilated RTL: xN.tx / xN.rx the sue_tx / sue_rx of every instance of XPU N, xN.llr the "
@@ -685,6 +685,16 @@ std::string bound_lines(const SysConfig& c, const Tput& tp, unsigned dests) {
     out += fmt::format("  bound: setting 'window'={} keeps {} PDUs of at most {} B per connection: {:.1f} Gb/s per connection "
                        "per {:.0f} ns round trip; {:.0f} connection(s) per XPU allow {:.1f} of the {:.1f} Gb/s wire limit\n",
                        c.tp.window, c.tp.window, c.tp.max_pack, per_c, rtt_ns, conns, per_c * conns, lim);
+  // Bytes per connection: window_bytes, and the PDU started below it (at most MaxPack more); named only
+  // where it holds a connection below its port's rate (a strict flow never exceeds one port anyway).
+  if (c.win_bytes) {
+    const double per_b = (c.win_bytes + static_cast<double>(c.tp.max_pack)) * 8 / rtt_ns;
+    if (per_b * conns < lim && per_b < c.port_gbps)
+      out += fmt::format("  bound: setting 'window_bytes'={} keeps fewer than {} + {} (MaxPack) bytes in flight per "
+                         "connection: {:.1f} Gb/s per connection per {:.0f} ns round trip; {:.0f} connection(s) per XPU "
+                         "allow {:.1f} of the {:.1f} Gb/s wire limit\n",
+                         c.win_bytes, c.win_bytes, c.tp.max_pack, per_b, rtt_ns, conns, per_b * conns, lim);
+  }
   return out;
 }
 

@@ -556,8 +556,8 @@ TEST(SystemFailover, SecondInstancePlane) {
 }
 
 // A setting that cannot carry the wire limit is allowed, and the summary names it with its bound: one
-// PDU in flight per connection holds a permutation's one strict flow far below its port; the defaults
-// of uniform traffic print no window bound.
+// PDU in flight per connection holds a permutation's one strict flow far below its port, and so does a
+// byte window of 1,000 bytes; the defaults of uniform traffic print no window bound.
 TEST(System, SummaryNamesASettingThatBoundsTheRate) {
   auto r = run(1, 4000, {"pattern=permutation", "window=1", "load=1", "read_ratio=0"});
   expect_clean(r, 100);
@@ -565,6 +565,12 @@ TEST(System, SummaryNamesASettingThatBoundsTheRate) {
   ASSERT_NE(at, std::string::npos) << r.summary;
   EXPECT_NE(r.summary.find("1 connection(s) per XPU allow", at), std::string::npos);
   for (unsigned x = 0; x < 8; ++x) EXPECT_LT(received(r, x), 60.0) << x;  // the bound holds: 4096 B per round trip
+  // the byte window: 1,000 bytes (+ a PDU of at most MaxPack) per connection
+  auto b = run(1, 4000, {"pattern=permutation", "window_bytes=1000", "load=1", "read_ratio=0"});
+  expect_clean(b, 100);
+  const auto bt = b.summary.find("bound: setting 'window_bytes'=1000 keeps fewer than 1000 + 4096 (MaxPack) bytes");
+  ASSERT_NE(bt, std::string::npos) << b.summary;
+  for (unsigned x = 0; x < 8; ++x) EXPECT_LT(received(b, x), 80.0) << x;
   auto d = run(1, 4000, {"load=1"});
   EXPECT_EQ(d.summary.find("bound: setting 'window'"), std::string::npos) << d.summary;
 }
