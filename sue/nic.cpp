@@ -616,7 +616,7 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
       auto cand = [&](unsigned p) {
         if (!((ok_ports >> p) & 1u)) return false;
         const Conn& C = conn_[conn(p, i, v)];
-        return !C.rtx_act && static_cast<uint16_t>(C.npsn - C.ack_psn) < W_;
+        return !C.rtx_act && static_cast<uint16_t>(C.npsn - C.ack_psn) < W_ && (!c_.win_bytes || C.ib < c_.win_bytes);
       };
       int t = -1;
       for (unsigned p = 0; p < P_; ++p)

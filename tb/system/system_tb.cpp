@@ -688,12 +688,18 @@ std::string bound_lines(const SysConfig& c, const Tput& tp, unsigned dests) {
   // Bytes per connection: window_bytes, and the PDU started below it (at most MaxPack more); named only
   // where it holds a connection below its port's rate (a strict flow never exceeds one port anyway).
   if (c.win_bytes) {
-    const double per_b = (c.win_bytes + static_cast<double>(c.tp.max_pack)) * 8 / rtt_ns;
+    // A window that holds fewer than ack_count full PDUs never brings the count trigger: its ACKs wait
+    // the whole ack_delay.
+    const double inb = c.win_bytes + static_cast<double>(c.tp.max_pack);
+    const double rtt_b = c.ack_count && inb < static_cast<double>(c.ack_count) * c.tp.max_pack
+                             ? 2 * one_way + c.ack_delay * 0.625 + 10 * 0.625
+                             : rtt_ns;
+    const double per_b = inb * 8 / rtt_b;
     if (per_b * conns < lim && per_b < c.port_gbps)
       out += fmt::format("  bound: setting 'window_bytes'={} keeps fewer than {} + {} (MaxPack) bytes in flight per "
                          "connection: {:.1f} Gb/s per connection per {:.0f} ns round trip; {:.0f} connection(s) per XPU "
                          "allow {:.1f} of the {:.1f} Gb/s wire limit\n",
-                         c.win_bytes, c.win_bytes, c.tp.max_pack, per_b, rtt_ns, conns, per_b * conns, lim);
+                         c.win_bytes, c.win_bytes, c.tp.max_pack, per_b, rtt_b, conns, per_b * conns, lim);
   }
   return out;
 }
