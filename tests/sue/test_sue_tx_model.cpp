@@ -1374,7 +1374,9 @@ TEST(SueTxModel, LineRateTwoPorts800GDataW1024) {
       if (dw == 1024) {
         EXPECT_GE(r.per_edge, txstim::kWire400GBytesPerEdge) << what << ": " << r.wire << " wire bytes in " << r.window
                                                               << " edges on 2 ports";
-        if (dlen == txstim::kMix) EXPECT_GE(r.goodput, 29.5) << what;
+        if (dlen == txstim::kMix) {
+          EXPECT_GE(r.goodput, 29.5) << what;
+        }
       } else {
         EXPECT_LT(r.goodput, 28.0) << what << ": the 512-bit bus binds";
       }
