@@ -19,8 +19,9 @@
 #   --full   the RTL defaults (QDepth=64, Window=64, RxBufBeats=512); slow.
 #   --xpus N NumXpus (default 8; 2..1024). sue_rx keeps its connection state in a memory and
 #            synthesizes at 1,024 (AREA_BLOCKS=sue_rx scripts/area.sh --xpus 1024 --ports 4);
-#            sue_tx at 1,024 XPUs on 1 port gets through techmap (3.7 million gates, ~12 GB) with abc
-#            not yet seen to finish; on 4 ports techmap needs more than 22 GB (docs/sue.md "Area").
+#            sue_tx at 1,024 XPUs on 1 port gets through techmap (3.7 million gates, ~12 GB); its abc
+#            was finished from a checkpoint with abc -fast (1.25 million gates), the default script had
+#            not finished in 40 minutes; on 4 ports techmap needs more than 22 GB (docs/sue.md "Area").
 #   --ports N NumPorts (default 1; 1, 2, 4)
 # Environment: YOSYS (default yosys), AREA_TIMEOUT seconds per synthesis (default 3600),
 #   AREA_BLOCKS (default "sue_tx sue_rx": the blocks to synthesize again; the table reads the

@@ -75,6 +75,7 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   CPW_ = CP_ / 64;
   NC_ = P_ * CP_;
   conn_.assign(NC_, {});
+  ib_.assign(NC_, 0);
   m_rtx_.assign(static_cast<size_t>(kMaxPorts) * CPW_, 0);
   m_owe_.assign(static_cast<size_t>(kMaxPorts) * CPW_, 0);
   unsent_.assign(static_cast<size_t>(4) * KW_, 0);
@@ -304,8 +305,7 @@ void Nic::desc_room(Conn& C) {
 
 void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   Conn& C = conn_[c];
-  const bool was_full = static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_ || (c_.win_bytes && C.ib >= c_.win_bytes),
-             was_rtx = C.rtx_act;
+  const bool was_full = static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_ || win_full(c), was_rtx = C.rtx_act;
   const unsigned p = conn_port(c), q = c & (CP_ - 1);
   // Descriptor walker and slot frees: the PDUs' slots are acked; the queue's head moves over acked
   // slots, one credit each (registered two edges later, as the walker and the slot free take an edge each).
@@ -321,7 +321,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
         throw std::logic_error("sue::Nic: strict mode: an acknowledged PDU does not start at its queue's head");
       n += d.n;
       tp_[p].out_bytes -= d.p;
-      C.ib -= d.p;
+      ib_[c] -= d.p;
     }
     Q.head += n;
   } else {
@@ -329,7 +329,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
       const Desc& d = dsc(C, psn);
       for (uint32_t k = 0; k < d.n; ++k) slot(Q, d.first + k).acked = 1;
       tp_[p].out_bytes -= d.p;
-      C.ib -= d.p;
+      ib_[c] -= d.p;
     }
     while (Q.head != Q.send) {
       uint8_t& a = slot(Q, Q.head).acked;
@@ -450,7 +450,7 @@ Edge Nic::owe_ready(unsigned p) const {
 void Nic::upd_blk(unsigned c) {
   const Conn& C = conn_[c];
   const unsigned p = conn_port(c), i = (c & (CP_ - 1)) >> 2, v = c & 3u;
-  if (C.rtx_act || static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_ || (c_.win_bytes && C.ib >= c_.win_bytes))
+  if (C.rtx_act || static_cast<uint16_t>(C.npsn - C.ack_psn) >= W_ || win_full(c))
     set_bit(blk_, pbit(p * 4 + v, i));
   else
     clr_bit(blk_, pbit(p * 4 + v, i));
@@ -615,8 +615,9 @@ bool Nic::pick(Edge x, uint32_t idle, Job& j) {
       const unsigned i = static_cast<unsigned>(ii), q = i * 4 + v;
       auto cand = [&](unsigned p) {
         if (!((ok_ports >> p) & 1u)) return false;
-        const Conn& C = conn_[conn(p, i, v)];
-        return !C.rtx_act && static_cast<uint16_t>(C.npsn - C.ack_psn) < W_ && (!c_.win_bytes || C.ib < c_.win_bytes);
+        const unsigned c = conn(p, i, v);
+        const Conn& C = conn_[c];
+        return !C.rtx_act && static_cast<uint16_t>(C.npsn - C.ack_psn) < W_ && !win_full(c);
       };
       int t = -1;
       for (unsigned p = 0; p < P_; ++p)
@@ -702,7 +703,7 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     unsent_total_ -= n;
     if (Q.send == Q.tail) clr_unsent(v, i);
     T.out_bytes += packed;
-    C.ib += packed;
+    ib_[c] += packed;
     ++tcnt_[TxCnt::pdus_new];
     tcnt_[TxCnt::cmds_sent] += n;
     tcnt_[TxCnt::payload_bytes] += packed - 2 * n;

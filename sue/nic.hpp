@@ -340,7 +340,6 @@ class Nic {
   struct Conn {
     uint32_t desc = ~0u;  // first of its descriptor block in desc_ (given at its first PDU; ~0: none yet)
     uint16_t npsn = 0, ack_psn = 0, rtx_psn = 0, owe_psn = 0;
-    uint32_t ib = 0;  // bytes (P) of the PDUs [ack_psn, npsn): the byte window
     bool rtx_act = false;
     uint8_t owe_n = 0;  // feedback events owed since owe was NONE (saturating; cfg ack_count)
     uint8_t owe = 0;  // FbOwe kOweNone / kOweAck / kOweNack
@@ -352,6 +351,7 @@ class Nic {
     bool nacked = false;
     bool owe_now = false;  // the owed ACK reached ack_count at owe_at: due at owe_at + 1
   };
+  static_assert(sizeof(Conn) == 32, "sue::Nic::Conn: two per cache line");
   struct TxPort {
     Edge free_at = 0;     // the builder may take a job at this edge
     Edge mac_at = 0;      // the MAC may take the next first beat from this edge (line-rate pacing)
@@ -463,6 +463,10 @@ class Nic {
   uint64_t gc_ = 1;     // port_gbps * clock_ps: ceil(ceil(8000 b / gbps) / clock) = ceil(8000 b / gc_)
   std::vector<Queue> q_;
   std::vector<Conn> conn_;          // [c] (the padding connections of a port are never used)
+  // [c]: bytes (P) of the PDUs [ack_psn, npsn), the byte window's count. Apart from Conn, which stays
+  // at 32 bytes (two per cache line); read only where a PDU forms or is acknowledged.
+  std::vector<uint32_t> ib_;
+  bool win_full(unsigned c) const { return c_.win_bytes && ib_[c] >= c_.win_bytes; }
   // The descriptors of the PDUs in flight, [ack_psn, npsn) of each connection, in per-connection blocks
   // of 2^Conn::dsh: kDescBlock at its first PDU, doubled (up to Window) when a PDU finds its block full,
   // the old block kept on dfree_[its dsh] for the next connection of that size. Uniform traffic over
