@@ -56,10 +56,13 @@ Nic::Nic(const NicConfig& c) : c_(c) {
   NC_ = c_.tp.nc();
   QD_ = c_.tp.qdepth;
   // The twin's shared command pool (docs/sue.md "Retransmit store"): all queues together hold at most
-  // HM_ = Pool - NQ*QDepth sent commands; one queue's ring grows up to HM_ + QDepth slots (a power of 2).
+  // HM_ = Pool - NQ*QDepth sent commands; one queue's ring grows up to HM_ + QCap slots (a power of 2).
   HM_ = c_.tp.held_max();
+  QC_ = c_.tp.q_cap();
+  pool_free0_ = HM_;
+  df_.assign(NQ_, 0);
   SD_ = 4;
-  while (SD_ < HM_ + QD_) SD_ <<= 1;
+  while (SD_ < HM_ + QC_) SD_ <<= 1;
   W_ = c_.tp.window;
   DB_ = c_.tp.db();
   NRD_ = rx_read_rows(DB_);  // sue_rx's NRd: 4 rows an edge, 6 at DataW 1024
@@ -310,7 +313,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   // Descriptor walker and slot frees: the PDUs' slots are acked; the queue's head moves over acked
   // slots, one credit each (registered two edges later, as the walker and the slot free take an edge each).
   Queue& Q = q_[q];
-  const bool was_store_full = held_ >= HM_;
+  const bool was_store_full = slack() <= 0;
   const uint32_t head0 = Q.head;
   if (c_.strict) {
     // One connection per queue: its PDUs are acknowledged in order and hold the slots from the head on.
@@ -350,7 +353,7 @@ void Nic::progress(unsigned c, uint16_t new_ack, Edge x) {
   rto_arm(c, x);
   upd_blk(c);
   if (was_full || (was_rtx && !C.rtx_act)) wake(std::max(x, tp_[p].free_at));  // the window opened or the go-back-N ended
-  if (was_store_full && held_ < HM_ && unsent_total_) wake(x);  // the pool has room again
+  if (was_store_full && slack() > 0 && unsent_total_) wake(x);  // the pool has room again
 }
 
 void Nic::apply_fb(const Fb& e, Edge x) {
@@ -636,9 +639,11 @@ bool Nic::start_new(Edge x, unsigned q, unsigned t, Job& j) {
   const Queue& Q = q_[q];
   const Slot* sl = Q.s.get();
   const uint32_t mask = Q.mask;
-  // Pool room: the sent commands of all queues stay within Pool - NQ*QDepth (progress() wakes it).
-  const uint32_t room = held_ >= HM_ ? 0 : HM_ - held_;
-  if (room == 0) return false;
+  // Pool slack (progress() wakes it): the n commands formed take back max(0, n + df - u) deferred
+  // credits, so n <= slack + u - df.
+  const int64_t slk = slack();
+  if (slk <= 0) return false;
+  const uint32_t room = static_cast<uint32_t>(std::min<int64_t>(Q.tail - Q.send, slk + int64_t(Q.tail - Q.send) - df_[q]));
   if (sl[Q.send & mask].vis > x) {
     wake(sl[Q.send & mask].vis);
     return false;
@@ -696,10 +701,17 @@ void Nic::start(unsigned kind, unsigned p, unsigned i, unsigned v, Edge x, unsig
     dsc(C, C.npsn) = {first, static_cast<uint16_t>(n), static_cast<uint16_t>(cmd_chunks), packed};
     f.psn = C.npsn++;
     Q.send += n;
+    // The deferred credits the formed commands must take back (df stays <= the unsent), and as many more
+    // of the queue's as the slack allows, at most n: one per edge from x + 1 in the twin; handed out now,
+    // stamped with the first.
+    const int64_t slk = slack();
+    const uint32_t u = Q.tail - (Q.send - n), d = df_[q];
+    const uint32_t rmin = n + d > u ? n + d - u : 0;
+    const uint32_t r = std::max(rmin, static_cast<uint32_t>(std::min<int64_t>(std::min(n, d), slk)));
+    df_[q] -= r;
+    sdf_ -= r;
     held_ += n;
-    // The queue credits come back as the commands are formed into the PDU (the store keeps their
-    // bytes): one per edge from x + 1 in the twin; handed out now, stamped with the first.
-    for (uint32_t k = 0; k < n; ++k) out_cred_.push_back({static_cast<uint16_t>(q), x + 1});
+    for (uint32_t k = 0; k < r; ++k) out_cred_.push_back({static_cast<uint16_t>(q), x + 1});
     unsent_total_ -= n;
     if (Q.send == Q.tail) clr_unsent(v, i);
     T.out_bytes += packed;

@@ -303,6 +303,9 @@ class Nic {
   }
 
   // ---- state and counters
+  /// Credits given back at submit (shared-buffer credits, QCap > QDepth) and deferred now (for tests).
+  uint64_t early_credits() const { return early_; }
+  uint32_t credits_deferred() const { return sdf_; }
   const std::array<uint64_t, TxCnt::kNum>& tx_cnt() const { return tcnt_; }
   const std::array<uint64_t, RxCnt::kNum>& rx_cnt() const { return rcnt_; }
   uint32_t q_count(unsigned q) const { return q_[q].tail - q_[q].head; }
@@ -397,6 +400,7 @@ class Nic {
   Edge owe_next_ = kNoEdge;  // no ACK-only job is due before this edge
   uint64_t events_ = 0;
   unsigned unsent_total_ = 0;
+  uint64_t early_ = 0;  // credits given back at submit (shared-buffer credits)
   uint32_t gate_never_ = 0;   // bit port*4+cls: a class beyond gate_classes (> 0), whose gate never opens (gate_ok)
   uint32_t gate_closed_ = 0;  // bit port*4+cls: a gated class whose gate is closed (an update may open it)
   bool ub_ = false;           // the unpacker holds a frame
@@ -458,6 +462,13 @@ class Nic {
   unsigned NRD_ = kRxReadRows;  // rows sue_rx's unpacker reads per edge (rx_read_rows(DB))
   uint32_t HM_ = 0;    // Pool - NQ*QDepth: sent commands all queues may hold together
   uint32_t held_ = 0;  // sent commands held (sum over the queues of send - head)
+  // Shared-buffer credits (the twin's df, sdf and slack; docs/sue.md "Shared-buffer credits"): per queue
+  // the unsent commands whose credit has not gone back, their sum, QCap and Pool - NQ*QDepth.
+  std::vector<uint32_t> df_;
+  uint32_t sdf_ = 0, QC_ = 0;
+  int64_t pool_free0_ = 0;  // Pool - NQ*QDepth
+  // free slots + deferred credits - NQ*QDepth: a free slot for every credit the XPU holds
+  int64_t slack() const { return pool_free0_ - int64_t(unsent_total_) - int64_t(held_) + int64_t(sdf_); }
   unsigned KW_ = 1, CP_ = 64, cp_sh_ = 6, CPW_ = 1;  // peer-set words; connections per port (padded), log2, words
   int64_t row_ps_ = 0;  // ser_ps(32): the MAC's head start
   uint64_t gc_ = 1;     // port_gbps * clock_ps: ceil(ceil(8000 b / gbps) / clock) = ceil(8000 b / gc_)
@@ -592,7 +603,7 @@ inline bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
     return false;
   }
   Queue& Q = q_[q];
-  if (Q.tail - Q.send >= QD_ || Q.tail - Q.head >= SD_) {  // the XPU overran its credits
+  if (df_[q] >= QD_ || Q.tail - Q.send >= QC_ || Q.tail - Q.head >= SD_) {  // the XPU overran its credits
     ++tcnt_[TxCnt::cmd_overflow];
     return false;
   }
@@ -604,6 +615,15 @@ inline bool Nic::submit(unsigned q, const NicCmd& cmd, Edge done) {
   s.acked = 0;
   const bool first = Q.send == Q.tail;
   ++Q.tail;
+  // Shared-buffer credit: back now while the slack leaves a free slot for it and the ring has room
+  // for every command the XPU may then send (u + QDepth - df <= QCap); else deferred to its PDU.
+  if (slack() >= 1 && Q.tail - Q.send + QD_ <= QC_ + df_[q]) {
+    out_cred_.push_back({static_cast<uint16_t>(q), std::max(done, now_)});  // the twin: at the link edge
+    ++early_;
+  } else {
+    ++df_[q];
+    ++sdf_;
+  }
   ++unsent_total_;
   set_unsent(q & 3u, q >> 2);
   ++tcnt_[TxCnt::cmds_in];

@@ -98,6 +98,8 @@ std::string TxParams::validate() const {
   if (max_pack < 20 + max_data)
     return bad("MaxPack", max_pack, std::to_string(20 + max_data) + ".." + std::to_string(lim));
   if (!pow2(qdepth) || qdepth < 2 || qdepth > 256) return bad("QDepth", qdepth, "power of 2, 2..256");
+  if (qcap != 0 && (!pow2(qcap) || qcap < qdepth || qcap > 1024))
+    return bad("QCap", qcap, "power of 2, " + std::to_string(qdepth) + "..1024 (QDepth..1024)");
   if (!pow2(window) || window > 256) return bad("Window", window, "power of 2, 1..256");
   if (!pow2(rx_buf_beats) || rx_buf_beats < max_frame_beats())
     return bad("RxBufBeats", rx_buf_beats, "power of 2, >= " + std::to_string(max_frame_beats()));
@@ -149,8 +151,8 @@ void TxModel::reset(const TxIn& in) {
   q_.resize(nq);
   for (auto& q : q_) {
     q = Queue{};
-    q.rslot.assign(p_.qdepth, 0);
-    q.rdlen.assign(p_.qdepth, 0);
+    q.rslot.assign(p_.q_cap(), 0);
+    q.rdlen.assign(p_.q_cap(), 0);
   }
   // The pool: no slot is written at reset (fresh_ = 0: every slot never used, the free FIFO empty). The
   // model zeroes the slots anyway (a slot is always written at its allocation before it is read).
@@ -160,6 +162,7 @@ void TxModel::reset(const TxIn& in) {
   fl_.assign(pool, 0);
   fresh_ = fl_rp_ = fl_wp_ = 0;
   sheld_ = 0;
+  sdf_ = 0;
   frr_ = 0;
   where_.assign(pool, -2);
   const unsigned ncs = p_.lite() ? 0 : nc;
@@ -214,8 +217,9 @@ void TxModel::tick(const TxIn& in) {
   const bool lite = p_.lite();
   const unsigned POOL = p_.pool_slots();
   const uint32_t HMAX = p_.held_max();    // sent commands the pool may hold
-  const uint32_t pmask = (2u * QD) - 1;   // credit ring pointers: QB+1 bits
-  const uint32_t rmask = QD - 1;          // credit ring index
+  const uint32_t QC = p_.q_cap();
+  const uint32_t pmask = (2u * QC) - 1;   // ring pointers: clog2(QCap)+1 bits
+  const uint32_t rmask = QC - 1;          // ring index
   const uint32_t fmask = (2u * POOL) - 1; // free FIFO pointers
   const uint64_t cmask = p_.cnt_w >= 64 ? ~0ull : ((1ull << p_.cnt_w) - 1);
   const uint32_t rto_max = std::max<uint32_t>(1, cfg_.rto);
@@ -248,7 +252,7 @@ void TxModel::tick(const TxIn& in) {
     jq_q[p] = bld_[p].job.i * 4 + bld_[p].job.v, jfirst_q[p] = bld_[p].job.first, jn_q[p] = bld_[p].job.n_cmd;
   }
   // Slot free (step 7), one per edge for the whole instance: the first queue from frr_ on whose oldest
-  // held slot is freeable: its credit went back (held > send - crd), it belongs to an acknowledged PDU
+  // held slot is freeable: its credit went back (held > pc), it belongs to an acknowledged PDU
   // (ackn of the PDU's first slot, or the rest hrem of the PDU being freed), and no busy builder's job
   // is that PDU (job first slot == the PDU's first slot).
   int fq = -1;
@@ -256,7 +260,7 @@ void TxModel::tick(const TxIn& in) {
   for (unsigned k = 0; k < NQ && fq < 0; ++k) {
     const unsigned q = (frr_ + k) % NQ;
     const Queue& Q = q_[q];
-    if (Q.held <= ((Q.send - Q.crd) & pmask)) continue;
+    if (Q.held <= Q.pc) continue;
     const uint32_t pdu = Q.hrem ? Q.hpdu : Q.hd;
     if (!Q.hrem && slot_[Q.hd].ackn == 0) continue;
     bool cov = false;
@@ -266,7 +270,13 @@ void TxModel::tick(const TxIn& in) {
     fq = static_cast<int>(q);
     fq_n = slot_[Q.hd].ackn;
   }
-  for (unsigned q = 0; q < NQ; ++q) crd_[q] = q_[q].crd != q_[q].send;
+  for (unsigned q = 0; q < NQ; ++q) crd_[q] = q_[q].pc != 0;
+  // The pool slack (pre-edge): free slots + deferred credits + the ingress command's slot - NQ*QDepth,
+  // never negative: a free slot for every credit the XPUs hold or pc owes them (docs/sue.md
+  // "Shared-buffer credits").
+  const int64_t slk = int64_t(POOL - fresh_) + int64_t((fl_wp_ - fl_rp_) & fmask) + int64_t(sdf_) +
+                      int64_t(in_.act && !in_.drop) - int64_t(NQ) * QD;
+  uint32_t new_r = 0;  // credits NEW's queue moves from df to pc
 
   // Next state: connections in place (pre() gives the pre-edge values of those written).
   std::array<bool, kMaxPorts> dead = dead_;
@@ -615,9 +625,8 @@ void TxModel::tick(const TxIn& in) {
     // XPU may hold credits for always find a slot.
     // Pool room: the sent commands held by all queues stay at most Pool - NQ*QDepth, so the QDepth
     // commands each queue's XPU credits cover always find a slot.
-    const uint32_t room = sheld_ >= HMAX ? 0 : HMAX - sheld_;
     auto startable = [&](unsigned q) -> int {
-      if (q_[q].send == q_[q].tail || room == 0) return -1;
+      if (q_[q].send == q_[q].tail || slk <= 0) return -1;
       if (fo_sets && (held_[q] || migq_[q])) return -1;
       return port_sel(q);
     };
@@ -646,7 +655,9 @@ void TxModel::tick(const TxIn& in) {
       }
       // Packing.
       Queue& Q = q_[q];
-      const uint32_t avail = std::min((Q.tail - Q.send) & pmask, room);
+      // The n commands formed take back max(0, n + df - u) deferred credits: n <= slack + u - df.
+      const uint32_t u = (Q.tail - Q.send) & pmask;
+      const uint32_t avail = static_cast<uint32_t>(std::min<int64_t>(u, slk + int64_t(u) - Q.df));
       uint32_t n_cmd = 0, P = 0;
       for (uint32_t k = 0; k < avail; ++k) {
         const uint32_t sz = 20 + Q.rdlen[(Q.send + k) & rmask];
@@ -668,6 +679,14 @@ void TxModel::tick(const TxIn& in) {
         touch(c).ib += P;
         out_bytes[t] += P;
       }
+      // Credits back with the PDU: the deferred ones the formed commands must take, and as many more of
+      // the queue's deferred ones as the slack allows, at most n.
+      const uint32_t rmin = n_cmd + Q.df > u ? n_cmd + Q.df - u : 0;
+      const uint32_t rx = static_cast<uint32_t>(std::min<int64_t>(std::min(n_cmd, Q.df), slk));
+      new_r = std::max(rmin, rx);
+      Q.df -= new_r;
+      Q.pc += new_r;  // (pc of the pre-edge value is what the credit free below reads: crd_)
+      sdf_ -= new_r;
       Q.send = (Q.send + n_cmd) & pmask;  // read later only as the post-edge value
       Q.held += n_cmd;
       sheld_ += n_cmd;
@@ -955,7 +974,9 @@ void TxModel::tick(const TxIn& in) {
           // the destination XPU id is the peer index: any id below NumXpus but the own one
           const int peer = xid < NPe && xid != cfg_.own_xpuid ? static_cast<int>(xid) : -1;
           const unsigned q = peer >= 0 ? peer * 4 + vc : 0;
-          const bool full = peer >= 0 && ((q_[q].tail - q_[q].crd) & pmask) == QD;
+          // the XPU overdrew its credits: the queue holds all of them (df + pc: NEW moves credits
+          // between the two, the credit free below comes after)
+          const bool full = peer >= 0 && q_[q].df + q_[q].pc == QD;
           if (peer < 0 || full) {
             if (peer < 0) {
               count(TxCnt::cmd_bad);
@@ -1051,8 +1072,8 @@ void TxModel::tick(const TxIn& in) {
   }
   for (unsigned q = 0; q < NQ; ++q) {
     Queue& Q = q_[q];
-    if (crd_[q]) {  // credit free: one command formed into a PDU (pre-edge send) per edge
-      Q.crd = (Q.crd + 1) & pmask;
+    if (crd_[q]) {  // credit free: one credit of a formed command (pre-edge pc) per edge
+      Q.pc -= 1;
       credit_[q] += 1;
     }
   }
@@ -1096,6 +1117,17 @@ void TxModel::tick(const TxIn& in) {
     Q.rslot[Q.tail & rmask] = link_s;
     Q.rdlen[Q.tail & rmask] = link_dlen;
     Q.tail = (Q.tail + 1) & pmask;
+    // Shared-buffer credit: back at once while the slack after NEW's credits leaves a free slot for it
+    // and the ring has room for every command the XPU may then send (u + QDepth - df <= QCap); else
+    // deferred until its PDU forms.
+    const uint32_t u = (Q.tail - Q.send) & pmask;
+    if (slk - int64_t(new_r) > 0 && u + QD <= QC + Q.df) {
+      credit_[link_q] += 1;
+      ++early_;
+    } else {
+      Q.df += 1;
+      sdf_ += 1;
+    }
   }
 
   // Commit.
@@ -1106,12 +1138,14 @@ void TxModel::tick(const TxIn& in) {
 
   // Registered outputs.
   std::copy(credit_.begin(), credit_.end(), out_.tx_credit.begin());
-  uint32_t held_sum = 0, queued_sum = 0;
+  uint32_t held_sum = 0, queued_sum = 0, df_sum = 0;
   for (unsigned q = 0; q < NQ; ++q) {
     const Queue& Q = q_[q];
-    const uint32_t b = (Q.send - Q.crd) & pmask, d = (Q.tail - Q.send) & pmask;
-    if (b + d > QD) fail("crd <= send <= tail, tail - crd <= QDepth violated");
-    if (Q.held < b) fail("a queue holds fewer sent commands than it owes credits for");
+    const uint32_t d = (Q.tail - Q.send) & pmask;
+    if (Q.df + Q.pc > QD || Q.df > d || d + QD > QC + Q.df)
+      fail("df + pc <= QDepth, df <= unsent, unsent + QDepth - df <= QCap violated");
+    if (Q.held < Q.pc) fail("a queue holds fewer sent commands than it owes credits for");
+    df_sum += Q.df;
     held_sum += Q.held;
     queued_sum += d;
   }
@@ -1121,6 +1155,8 @@ void TxModel::tick(const TxIn& in) {
     if (held_sum != sheld_ || sheld_ > HMAX) fail("held commands: sum of queues != total, or above Pool - NQ*QDepth");
     if ((POOL - fresh_) + ((fl_wp_ - fl_rp_) & fmask) + sheld_ + queued_sum + ing != POOL)
       fail("pool accounting: fresh + free + held + queued + ingress != Pool");
+    if (df_sum != sdf_ || int64_t(POOL - fresh_) + int64_t((fl_wp_ - fl_rp_) & fmask) + sdf_ + ing < int64_t(NQ) * QD)
+      fail("deferred credits: sum of queues != total, or pool slack < 0");
   }
   if (!lite) {
     // Only the connections written at this edge change (the others' outputs and checks are as before).
@@ -1175,7 +1211,7 @@ uint32_t TxModel::q_count(unsigned q) const {
   return q >= q_.size() ? 0 : q_[q].held + q_unsent(q);
 }
 uint32_t TxModel::q_unsent(unsigned q) const {
-  return q >= q_.size() ? 0 : (q_[q].tail - q_[q].send) & (2u * p_.qdepth - 1);  // QB+1-bit ring pointers
+  return q >= q_.size() ? 0 : (q_[q].tail - q_[q].send) & (2u * p_.q_cap() - 1);  // clog2(QCap)+1-bit ring pointers
 }
 uint32_t TxModel::conn_npsn(unsigned c) const { return p_.lite() || c >= p_.nc() ? 0 : conn_[c].npsn; }
 uint32_t TxModel::conn_ack_psn(unsigned c) const { return p_.lite() || c >= p_.nc() ? 0 : conn_[c].ack_psn; }

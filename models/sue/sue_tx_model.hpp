@@ -43,7 +43,9 @@ struct TxParams {
   unsigned data_w = 256;        ///< DataW: 128, 256, 512, 1024
   unsigned max_data = 256;      ///< MaxData: 1..min(16*DB, MaxPack-20)
   unsigned max_pack = 4096;     ///< MaxPack: 20+MaxData..4096 (SUE) / 1024 (Lite)
-  unsigned qdepth = 64;         ///< QDepth: power of 2, 2..256 (XPU credits per queue: commands queued, not yet in a PDU)
+  unsigned qdepth = 64;         ///< QDepth: power of 2, 2..256 (XPU credits per queue)
+  unsigned qcap = 0;            ///< QCap: power of 2, QDepth..1024, commands a queue may hold unsent; 0 = 4*QDepth
+                                ///< (QCap == QDepth: every credit goes back only when its command forms into a PDU)
   unsigned window = 64;         ///< Window: power of 2, 1..256
   unsigned rx_buf_beats = 512;  ///< RxBufBeats (sue_rx only; validated alike)
   unsigned rx_frames = 16;      ///< RxFrames (sue_rx only; validated alike)
@@ -70,7 +72,8 @@ struct TxParams {
   /// Sent commands the pool may hold: Pool - NQ*QDepth (a NEW PDU of n forms only while held + n <= this).
   unsigned held_max() const { return pool_slots() - nq() * qdepth; }
   unsigned sb() const;                                       ///< SB = clog2(Pool): slot id bits
-  unsigned qb() const;                                       ///< clog2(QDepth): per-queue credit ring index bits
+  unsigned qb() const;                                       ///< clog2(QDepth)
+  unsigned q_cap() const { return qcap ? qcap : 4 * qdepth; } ///< QCap: ring entries per queue
   unsigned wb() const;                                       ///< clog2(Window)
   unsigned data_beats() const { return (max_data + db() - 1) / db(); }  ///< data beats per slot
   unsigned acc_bytes() const { return 64 + 20 + db(); }     ///< ACC: two beats and the largest command chunk (20 + DB)
@@ -174,6 +177,16 @@ class TxModel {
   /// Sent, unacknowledged commands the pool holds (all queues); params().held_max() when it is full and no
   /// NEW PDU may form (the RTL's cover point c_pool_full). Not a port: for tests and coverage.
   unsigned pool_held() const { return sheld_; }
+  /// Credits given back at the ingress (shared-buffer credits, QCap > QDepth), since construction.
+  uint64_t early_credits() const { return early_; }
+  /// Credits deferred now (sum over the queues of df): for tests.
+  unsigned credits_deferred() const { return sdf_; }
+  /// The pool slack: free slots + deferred credits + the ingress command's slot - NQ*QDepth (>= 0; at 0
+  /// no NEW PDU forms and no credit goes back early: the RTL's cover point c_pool_full).
+  int64_t pool_slack() const {
+    return int64_t(p_.pool_slots() - fresh_) + int64_t((fl_wp_ - fl_rp_) & (2u * p_.pool_slots() - 1)) + int64_t(sdf_) +
+           int64_t(in_.act && !in_.drop) - int64_t(p_.nq()) * p_.qdepth;
+  }
   /// The state after the last edge of queue q / connection c: what the debug read ports show
   /// (dbg_q_i, dbg_conn_i), here for any index at once; 0 for q >= NQ, c >= NC, connections in Lite.
   uint32_t q_count(unsigned q) const;
@@ -201,10 +214,11 @@ class TxModel {
     uint32_t first = 0, n = 0, p = 0;
   };
   struct Queue {
-    // Credit ring of QDepth entries {slot id, dlen}: [crd, send) sent, credit not back yet; [send, tail)
-    // queued. Pointers QB+1 bits, crd <= send <= tail, tail - crd <= QDepth.
+    // Ring of QCap entries {slot id, dlen}: [send, tail) queued (unsent). Pointers clog2(QCap)+1 bits.
+    // df: unsent commands whose credit has not gone back (df <= tail - send); pc: credits of formed
+    // commands not yet given back (one per edge); df + pc <= QDepth, tail - send + QDepth - df <= QCap.
     std::vector<uint32_t> rslot, rdlen;
-    uint32_t crd = 0, send = 0, tail = 0;
+    uint32_t send = 0, tail = 0, df = 0, pc = 0;
     // The queue's slots as a list through Slot::next, oldest first: held (sent, not freed) then queued.
     uint32_t hd = 0, lst = 0;  // first and last slot (valid while the list is not empty)
     uint32_t held = 0;         // sent commands in the pool (the list's first `held` slots)
@@ -279,6 +293,8 @@ class TxModel {
   std::vector<uint32_t> fl_;
   uint32_t fresh_ = 0, fl_rp_ = 0, fl_wp_ = 0;
   uint32_t sheld_ = 0;  // sent commands held, all queues (= sum of Queue::held)
+  uint32_t sdf_ = 0;    // deferred credits, all queues (= sum of Queue::df)
+  uint64_t early_ = 0;  // credits given back at the ingress
   uint32_t frr_ = 0;    // round-robin pointer of the slot free
   std::vector<int32_t> where_;  // assertion bookkeeping only: -2 free/fresh, -1 ingress, q: on queue q's list
   std::vector<Conn> conn_;

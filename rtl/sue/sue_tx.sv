@@ -37,6 +37,9 @@ module sue_tx #(
   parameter int MaxData    = 256,
   parameter int MaxPack    = (Profile == 0) ? 4096 : 1024,
   parameter int QDepth     = 64,
+  // commands a queue may hold unsent (its ring of {slot, dlen}); above QDepth, credits go back at the
+  // ingress while the pool has a free slot for every credit the XPUs hold (docs/sue.md "Shared-buffer credits")
+  parameter int QCap       = 4 * QDepth,
   parameter int Window     = 64,
   parameter int RxBufBeats = 512,
   parameter int RxFrames   = 16,
@@ -140,7 +143,9 @@ module sue_tx #(
   localparam int NB      = (MaxData + DB - 1) / DB;        // data beats per slot
   localparam int QB      = $clog2(Pool);                   // slot id bits
   localparam int PMin    = NQ * QDepth + ((QDepth < MaxPack / 20) ? QDepth : MaxPack / 20);
-  localparam int HMax    = Pool - NQ * QDepth;             // sent commands the pool may hold
+  /* verilator lint_off UNUSEDPARAM */
+  localparam int HMax    = Pool - NQ * QDepth;             // sent commands the pool may hold (assertions)
+  /* verilator lint_on UNUSEDPARAM */
   localparam int HC      = (Profile == sue_pkg::ProfSue) ? sue_pkg::Op0Sue : sue_pkg::Op0Lite;        // header chunk bytes (AFH + RH | the 6-byte header)
   localparam int CC      = 20 + DB;                        // largest command chunk: op header, control, a data beat
   localparam int ACC     = 64 + CC;                        // accumulator bytes: two beats and a command chunk
@@ -173,6 +178,7 @@ module sue_tx #(
     if (MaxPack > PackLim || MaxPack < 20 + MaxData) $fatal(1, "sue_tx: MaxPack=%0d not allowed (allowed: %0d..%0d)", MaxPack, 20 + MaxData, PackLim);
     if (MaxData < 1 || MaxData > 16 * DB) $fatal(1, "sue_tx: MaxData=%0d not allowed (allowed: 1..min(16*DB, MaxPack-20))", MaxData);
     if (QDepth < 2 || QDepth > 256 || (QDepth & (QDepth - 1)) != 0) $fatal(1, "sue_tx: QDepth=%0d not allowed (allowed: power of 2, 2..256)", QDepth);
+    if (QCap < QDepth || QCap > 1024 || (QCap & (QCap - 1)) != 0) $fatal(1, "sue_tx: QCap=%0d not allowed (allowed: power of 2, QDepth..1024)", QCap);
     if (Pool < PMin || Pool > (1 << 20) || (Pool & (Pool - 1)) != 0) $fatal(1, "sue_tx: Pool=%0d not allowed (allowed: power of 2, %0d..%0d)", Pool, PMin, 1 << 20);
     if (Window < 1 || Window > 256 || (Window & (Window - 1)) != 0) $fatal(1, "sue_tx: Window=%0d not allowed (allowed: power of 2, 1..256)", Window);
     if (RxBufBeats < MaxFrameBeats || (RxBufBeats & (RxBufBeats - 1)) != 0) $fatal(1, "sue_tx: RxBufBeats=%0d not allowed (allowed: power of 2, >= %0d)", RxBufBeats, MaxFrameBeats);
@@ -194,11 +200,11 @@ module sue_tx #(
     crc32c_upd = x;
   endfunction
 
-  // Credit ring entry of queue q at pointer x: q*QDepth + x mod QDepth.
+  // Ring entry of queue q at pointer x: q*QCap + x mod QCap.
   function automatic logic [31:0] ridx(input int q, input logic [PW-1:0] x);
     logic [PW-1:0] m;
-    m = x & PW'(QDepth - 1);
-    ridx = 32'(q) * QDepth + 32'(m);
+    m = x & PW'(QCap - 1);
+    ridx = 32'(q) * QCap + 32'(m);
   endfunction
 
   // ---------------------------------------------------------------- registers (common)
@@ -213,23 +219,31 @@ module sue_tx #(
   logic [7:0]              ack_count_q;
   logic [23:0]             win_bytes_q;
   logic [23:0]             fo_retry_q;
-  // queues: credit ring pointers send <= tail (PW-bit counters, ring entry = pointer mod QDepth), ring
-  // entries {slot, dlen}; the queue's list through sl_next: hd (oldest) .. lst (newest); held sent
-  // commands in the pool; hrem commands of the acknowledged PDU hpdu at hd still to free. One word per
-  // queue in the memory qm, {send, tail, held, hrem, hd, lst, hpdu}, read and written at this edge's
-  // queues only (NEW's, the ingress', the free's, the link's, the builders' and walkers'); in flops per
-  // queue only what every queue's credit return and freeable test read at every edge: the credits not
-  // yet given back pc = send - crd (crd: the credit pointer, pc <= QDepth) and the bitmaps below.
-  localparam int CW   = $clog2(QDepth) + 1;                 // pc bits
+  // queues: ring pointers send <= tail (PW-bit counters, ring entry = pointer mod QCap), ring entries
+  // {slot, dlen} of the unsent commands; the queue's list through sl_next: hd (oldest) .. lst (newest);
+  // held sent commands in the pool; hrem commands of the acknowledged PDU hpdu at hd still to free; df
+  // the unsent commands whose credit has not gone back (df <= tail - send). One word per queue in the
+  // memory qm, {df, send, tail, held, hrem, hd, lst, hpdu}, read and written at this edge's queues only
+  // (NEW's, the ingress', the free's, the link's, the builders' and walkers'); in flops per queue only
+  // what every queue's credit return and freeable test read at every edge: the credits of formed
+  // commands not yet given back pc (one per edge; df + pc <= QDepth) and the bitmaps below.
+  localparam int CW   = $clog2(QDepth) + 1;                 // pc and df bits
   localparam int OHpdu = 0, OLst = QB, OHd = 2 * QB, OHrem = 3 * QB, OHeld = 3 * QB + PW,
-                 OTail = 3 * QB + 2 * PW, OSend = 3 * QB + 3 * PW, QWW = 3 * QB + 4 * PW;
+                 OTail = 3 * QB + 2 * PW, OSend = 3 * QB + 3 * PW, ODf = 3 * QB + 4 * PW,
+                 QWW = 3 * QB + 4 * PW + CW;
+  localparam int KMax = (QCap < MaxPack / 20) ? QCap : MaxPack / 20;  // commands a PDU may pack
+  localparam int SW   = PW + 2;                                        // slack bits (signed)
   logic [QWW-1:0]          qm [NQ];
   logic [NQ-1:0]           qv_q, qv_d;                       // qm[q] written since reset (else it reads 0)
   logic [NQ*CW-1:0]        pc_q, pc_d;
   logic [NQ-1:0]           hx_q, hx_d;                       // held > pc: the oldest held slot's credit went back
   logic [NQ-1:0]           hrz_q, hrz_d;                     // hrem != 0
-  logic [QB-1:0]           rs_slot [NQ*QDepth];
-  logic [11:0]             rs_dlen [NQ*QDepth];
+  logic [QB-1:0]           rs_slot [NQ*QCap];
+  logic [11:0]             rs_dlen [NQ*QCap];
+  // the credits deferred (sum of df) and the pool slack: free slots + sum df + the ingress command's
+  // - NQ*QDepth >= 0, a free slot for every credit the XPUs hold or pc owes them
+  logic [PW-1:0]           sdf_q, sdf_d;
+  logic signed [SW-1:0]    slk;
   // the word of queue q before this edge
   function automatic logic [QWW-1:0] qrd(input logic [QIW-1:0] q);
     qrd = qv_q[q] ? qm[q] : '0;
@@ -306,6 +320,7 @@ module sue_tx #(
   logic [PIW-1:0]          new_i;
   logic [QIW-1:0]          new_q;
   logic [PW-1:0]           new_n;
+  logic [CW-1:0]           new_r;      // credits of NEW's queue that move from df to pc
   logic [12:0]             new_P;
   logic [QB-1:0]           new_first;
   logic [CIW-1:0]          new_c;
@@ -418,13 +433,16 @@ module sue_tx #(
   logic                c2_stop;
   logic [15:0]         c2_sum;
   logic [11:0]         c2_dl;
-  logic [PW-1:0]       c2_avail, c2_room;
-  logic                c2_clamp;             // the pool room bounds the packing (kept for coverage)
+  logic [PW-1:0]       c2_avail, c2_u, c2_df, c2_rmin, c2_rx, c2_free, c2_fl;
+  logic signed [SW-1:0] c2_lim;
+  logic                c2_clamp;             // the pool slack bounds the packing (kept for coverage)
   logic [QWW-1:0]      c2_w;                 // NEW's queue word
   always_comb begin
     c2_t = '0; c2_pat = '0; c2_any = '0; c2_vk = '0;
-    // pool room: the sent commands held by all queues stay within Pool - NQ*QDepth
-    c2_room = (sheld_q >= PW'(HMax)) ? '0 : PW'(HMax) - sheld_q;
+    // the pool slack: free slots + deferred credits + the ingress command's slot - NQ*QDepth
+    c2_free = PW'(Pool) - fresh_q;
+    c2_fl   = flwp_q - flrp_q;
+    slk = SW'(c2_free) + SW'(c2_fl) + SW'(sdf_q) + SW'(in_act_q && !in_drop_q) - SW'(NQ * QDepth);
     // constant masks over the queues q = 4*peer + v (a 16-bit period, four peers)
     for (int s = 0; s < 4; s++) begin
       for (int b = 0; b < 16; b++) c2_pat[b] = ((b/4 + b%4) % NumPorts) == s;
@@ -450,7 +468,7 @@ module sue_tx #(
     end else begin
       for (int p = 0; p < NumPorts; p++) psel_ok = psel_ok | c2_cand[p];
     end
-    startable = (c2_room != '0) ? (qne_q & ~blocked & psel_ok) : NQ'(0);
+    startable = (slk > 0) ? (qne_q & ~blocked & psel_ok) : NQ'(0);
     // weighted round robin over VCs, round robin over peers
     for (int v = 0; v < 4; v++) c2_any[v] = |(startable & c2_kv[v]);
     new_hit = |c2_any;
@@ -473,14 +491,18 @@ module sue_tx #(
     new_c = CIW'((32'(new_t)*NumXpus + 32'(new_i))*4 + 32'(new_v));
     c2_w = qrd(new_q);
     new_first = rs_slot[ridx(32'(new_q), c2_w[OSend +: PW])];
-    // packing: the longest prefix of [send, tail) within MaxPack and the pool room
-    c2_avail = c2_w[OTail +: PW] - c2_w[OSend +: PW];
-    c2_clamp = c2_room < c2_avail;
-    if (c2_clamp) c2_avail = c2_room;
+    // packing: the longest prefix of [send, tail) within MaxPack and the slack: the n commands formed
+    // take back max(0, n + df - u) deferred credits (df stays <= the unsent u), so n <= slack + u - df
+    c2_u     = c2_w[OTail +: PW] - c2_w[OSend +: PW];
+    c2_df    = PW'(c2_w[ODf +: CW]);
+    c2_lim   = slk + SW'(c2_u) - SW'(c2_df);
+    c2_avail = c2_u;
+    c2_clamp = c2_lim < SW'(c2_u);
+    if (c2_clamp) c2_avail = PW'(c2_lim);
     c2_stop  = 1'b0;
     c2_sum   = '0;
     new_n    = '0;
-    for (int k = 0; k < QDepth; k++) begin
+    for (int k = 0; k < KMax; k++) begin
       c2_dl   = rs_dlen[ridx(32'(new_q), c2_w[OSend +: PW] + PW'(k))];
       if (!c2_stop && (PW'(k) < c2_avail) && (c2_sum + 16'd20 + 16'(c2_dl) <= 16'(MaxPack))) begin
         c2_sum = c2_sum + 16'd20 + 16'(c2_dl);
@@ -490,6 +512,12 @@ module sue_tx #(
       end
     end
     new_P = c2_sum[12:0];
+    // credits back with the PDU: the deferred ones the formed commands must take (rmin), and as many
+    // more of the queue's deferred ones as the slack allows, at most n
+    c2_rmin = (new_n + c2_df > c2_u) ? new_n + c2_df - c2_u : '0;
+    c2_rx   = (new_n < c2_df) ? new_n : c2_df;
+    if (SW'(c2_rx) > slk) c2_rx = PW'(slk);
+    new_r   = CW'((c2_rmin > c2_rx) ? c2_rmin : c2_rx);
   end
 
   // ---------------------------------------------------------------- SUE transport (S1, S2, S3)
@@ -656,6 +684,9 @@ module sue_tx #(
   logic [QIW-1:0]    lk_q, fr_q;
   logic [NQ-1:0]     fr_ok;
   logic [PW-1:0]     lk_nall, fr_n;
+  logic              lk_early;            // the linked command's credit goes back now (shared-buffer credit)
+  logic [PW-1:0]     lk_u, lk_df;         // the link's queue after NEW: unsent with the command, deferred
+  logic signed [SW-1:0] lk_slk;
   logic [NQ-1:0]     fr_pq, q_inc, b_cov;
   logic [NQW-1:0]    fr_ge, fr_ffx;
   logic [QIW-1:0]    b_q;
@@ -682,11 +713,13 @@ module sue_tx #(
     if (new_go && new_q == q) begin
       qnext[OSend +: PW] = w[OSend +: PW] + new_n;
       qnext[OHeld +: PW] = qnext[OHeld +: PW] + new_n;
+      qnext[ODf +: CW]   = w[ODf +: CW] - new_r;
     end
     if (lk_go && lk_q == q) begin
       if (lk_nall == '0) qnext[OHd +: QB] = lk_s;
       qnext[OLst +: QB]  = lk_s;
       qnext[OTail +: PW] = w[OTail +: PW] + 1'b1;
+      if (!lk_early) qnext[ODf +: CW] = qnext[ODf +: CW] + 1'b1;
     end
   endfunction
   logic [CntW-1:0]   inc [NumCnt];
@@ -925,7 +958,7 @@ module sue_tx #(
     for (int q = 0; q < NQ; q++) q_inc[q] = pc_q[q*CW +: CW] != '0;
   end
   always_comb begin
-    for (int q = 0; q < NQ; q++) pc_d[q*CW +: CW] = pc_q[q*CW +: CW] - CW'(q_inc[q]) + (nq_oh[q] ? CW'(new_n) : '0);
+    for (int q = 0; q < NQ; q++) pc_d[q*CW +: CW] = pc_q[q*CW +: CW] - CW'(q_inc[q]) + (nq_oh[q] ? new_r : '0);
   end
   always_comb begin
     for (int q = 0; q < NQ; q++) credit_d[q*2 +: 2] = {cr_oh[q] & q_inc[q], cr_oh[q] ^ q_inc[q]};
@@ -986,8 +1019,8 @@ module sue_tx #(
     g_peer  = g_hit ? PIW'(tx_xpuid_i) : '0;
     g_q    = QIW'({g_peer, tx_vc_i});
     g_w    = qrd(g_q);
-    // the XPU overdrew its credits: tail - crd (= tail - send + pc) == QDepth
-    g_full = (g_w[OTail +: PW] - g_w[OSend +: PW] + PW'(pc_q[32'(g_q)*CW +: CW])) == PW'(QDepth);
+    // the XPU overdrew its credits: the queue holds all of them, df + pc == QDepth
+    g_full = (PW'(g_w[ODf +: CW]) + PW'(pc_q[32'(g_q)*CW +: CW])) == PW'(QDepth);
     if (!in_act_q) begin
       if (tx_valid_i == sue_pkg::XCmd || tx_valid_i == sue_pkg::XCmdData) begin
         if (g_bad) begin
@@ -1081,6 +1114,21 @@ module sue_tx #(
     // link: the completed command joins its queue (ring entry at tail, behind the last slot of the list)
     lk_w    = qrd(lk_q);
     lk_nall = lk_w[OHeld +: PW] - PW'(fr_go && fr_q == lk_q) + (lk_w[OTail +: PW] - lk_w[OSend +: PW]);
+    // shared-buffer credit: the command's credit goes back at once while the slack (after NEW's credits)
+    // leaves a free slot for it and the ring has room for every command the XPU may then send
+    // (u + QDepth - df <= QCap); else it is deferred (df + 1) until its PDU forms
+    lk_u    = lk_w[OTail +: PW] + 1'b1 - lk_w[OSend +: PW];
+    lk_df   = PW'(lk_w[ODf +: CW]);
+    if (new_go && new_q == lk_q) begin
+      lk_u  = lk_u - new_n;
+      lk_df = lk_df - PW'(new_r);
+    end
+    lk_slk  = slk - (new_go ? SW'(new_r) : SW'(0));
+    lk_early = lk_go && lk_slk > 0 && (32'(lk_u) + QDepth <= QCap + 32'(lk_df));
+    if (lk_early) begin
+      cr_go = 1'b1; cr_q = lk_q;
+    end
+    sdf_d = sdf_q - (new_go ? PW'(new_r) : '0) + PW'(lk_go && !lk_early);
     // the words of the queues written at this edge (the free's, NEW's, the link's: one word when two are
     // one queue)
     fr_wn = qnext(fr_q, fr_w);
@@ -1143,7 +1191,7 @@ module sue_tx #(
       hop_q <= cfg_hop_count_i; weight_q <= cfg_vc_weight_i; rto_q <= cfg_rto_i; ack_delay_q <= cfg_ack_delay_i;
       ack_count_q <= cfg_ack_count_i; win_bytes_q <= cfg_win_bytes_i;
       fo_retry_q <= cfg_fo_retry_i;
-      fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0;
+      fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0; sdf_q <= '0;
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
       in_slot_q <= '0; in_dlen_q <= '0;
       busy_q <= '0; jk_q <= '0; ji_q <= '0; jv_q <= '0; jpsn_q <= '0; jfirst_q <= '0; jn_q <= '0; jop_q <= '0;
@@ -1153,7 +1201,7 @@ module sue_tx #(
       wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0;
       e_cmd_q <= 1'b0; e_dest_q <= 1'b0; e_ovf_q <= 1'b0; e_nop_q <= 1'b0; cnt_q <= '0;
     end else begin
-      fresh_q <= fresh_d; sheld_q <= sheld_d; flrp_q <= flrp_d; flwp_q <= flwp_d; frr_q <= frr_d;
+      fresh_q <= fresh_d; sheld_q <= sheld_d; flrp_q <= flrp_d; flwp_q <= flwp_d; frr_q <= frr_d; sdf_q <= sdf_d;
       in_act_q <= in_act_d; in_drop_q <= in_drop_d; in_err_q <= in_err_d; in_q_q <= in_q_d;
       in_beat_q <= in_beat_d; in_nb_q <= in_nb_d; in_slot_q <= in_slot_d; in_dlen_q <= in_dlen_d;
       busy_q <= busy_d; jk_q <= jk_d; ji_q <= ji_d; jv_q <= jv_d; jpsn_q <= jpsn_d; jfirst_q <= jfirst_d;
@@ -1261,7 +1309,9 @@ module sue_tx #(
   // The events of docs/sue.md's test plan, one `cover property` each (counted by `make coverage`, which
   // fails when one is never hit). Lite has no transport: its points are only the pool's.
 `ifndef SYNTHESIS
-  c_pool_full: cover property (@(posedge clk_i) disable iff (!rst_ni) c2_room == '0);
+  c_pool_full:     cover property (@(posedge clk_i) disable iff (!rst_ni) slk <= 0);
+  c_early_credit:  cover property (@(posedge clk_i) disable iff (!rst_ni) lk_early);
+  c_credit_defer:  cover property (@(posedge clk_i) disable iff (!rst_ni) lk_go && !lk_early && QCap > QDepth);
   generate
     if (Profile == 0) begin : g_cov
       c_window_full:  cover property (@(posedge clk_i) disable iff (!rst_ni) |(g_sue.u_conn.wfl_q & ~g_sue.u_conn.rtxact_q));
@@ -1290,7 +1340,7 @@ module sue_tx #(
   // 8'hfe the ingress command, q on queue q's list
   localparam logic [15:0] OwnFree = 16'hffff, OwnIng = 16'hfffe;
   logic [Pool*16-1:0] a_own_q, a_own_d;
-  logic [PW+7:0] a_sum_held, a_sum_queued, a_total;
+  logic [PW+7:0] a_sum_held, a_sum_queued, a_total, a_sum_df;
   logic [PW-1:0] a_d, a_fresh, a_fl;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [QWW-1:0] a_w;
@@ -1306,12 +1356,21 @@ module sue_tx #(
   function automatic logic [PW-1:0] a_pc(input int q);
     a_pc = PW'(pc_q[q*CW +: CW]);
   endfunction
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [PW-1:0] a_df(input int q);
+    logic [QWW-1:0] w;
+    w = qrd(QIW'(q));
+    a_df = PW'(w[ODf +: CW]);
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
     a_sum_held = '0;
     a_sum_queued = '0;
+    a_sum_df = '0;
     a_d = '0;
     for (int q = 0; q < NQ; q++) begin
       a_w = qrd(QIW'(q));
+      a_sum_df     = a_sum_df + (PW+8)'(a_w[ODf +: CW]);
       a_sum_held   = a_sum_held + (PW+8)'(a_w[OHeld +: PW]);
       a_d = a_w[OTail +: PW] - a_w[OSend +: PW];
       a_sum_queued = a_sum_queued + (PW+8)'(a_d);
@@ -1360,8 +1419,9 @@ module sue_tx #(
       end
       assert (!(wr_ctrl && g_full)) else $error("sue_tx: write to a full queue %0d", g_q);
       for (int q = 0; q < NQ; q++) begin
-        assert (a_f(q, OTail) - a_f(q, OSend) + a_pc(q) <= PW'(QDepth) && a_f(q, OHeld) >= a_pc(q))
-          else $error("sue_tx: queue %0d: crd <= send <= tail, tail - crd <= QDepth, held >= send - crd violated", q);
+        assert (a_df(q) + a_pc(q) <= PW'(QDepth) && a_df(q) <= a_f(q, OTail) - a_f(q, OSend) &&
+                32'(PW'(a_f(q, OTail) - a_f(q, OSend))) + QDepth <= QCap + 32'(a_df(q)) && a_f(q, OHeld) >= a_pc(q))
+          else $error("sue_tx: queue %0d: df + pc <= QDepth, df <= unsent, unsent + QDepth - df <= QCap, held >= pc violated", q);
         assert (hx_q[q] == (a_f(q, OHeld) > a_pc(q)) && hrz_q[q] == (a_f(q, OHrem) != '0))
           else $error("sue_tx: queue %0d: bit held > pc %0d or hrem != 0 %0d wrong (held %0d, pc %0d, hrem %0d)", q,
                       hx_q[q], hrz_q[q], a_f(q, OHeld), a_pc(q), a_f(q, OHrem));
@@ -1373,6 +1433,8 @@ module sue_tx #(
       end
       assert (a_sum_held == (PW+8)'(sheld_q) && sheld_q <= PW'(HMax))
         else $error("sue_tx: held commands: sum of queues != total, or above Pool - NQ*QDepth");
+      assert (a_sum_df == (PW+8)'(sdf_q) && slk >= 0)
+        else $error("sue_tx: deferred credits: sum of queues %0d != total %0d, or pool slack %0d < 0", a_sum_df, sdf_q, slk);
       assert (a_total == (PW+8)'(Pool))
         else $error("sue_tx: pool accounting: fresh + free + held + queued + ingress != Pool");
       for (int p = 0; p < NumPorts; p++) begin

@@ -37,9 +37,13 @@ void declare(core::Schema& s) {
                "every instance follows this compiled parameterization: s1 (1 port, 256-bit XPU bus), s2 (2 ports, 1024-bit), "
                "s4 (4 ports, 1024-bit), lite (SUE Lite, 1 port)");
   s.add_int("qdepth", 0, 0, 256,
-            "QDepth of every instance: XPU credits per {XPU, VC}, back when a command is formed into a PDU; the command "
-            "pool shared by the queues holds NQ*QDepth + 3072 slots rounded up to a power of 2 (0: the compiled 64; C++ models "
-            "only; power of 2)");
+            "QDepth of every instance: XPU credits per {XPU, VC}, back at the ingress while the shared pool has a free slot "
+            "for every credit the XPUs hold (else when the command is formed into a PDU); the command pool shared by the "
+            "queues holds NQ*QDepth + 3072 slots rounded up to a power of 2 (0: the compiled 64; C++ models only; power of 2)");
+  s.add_int("qcap", 0, 0, 1024,
+            "QCap of every instance: commands one {XPU, VC} queue may hold unsent; credits go back at the ingress only while "
+            "the queue has room for all QDepth the XPU may then send, so qcap=qdepth returns every credit at PDU formation "
+            "(0: 4 x QDepth, the compiled 256; C++ models only; power of 2, qdepth..1024)");
   s.add_int("window", 0, 0, 256, "Window of every instance: PDUs in flight per connection (0: the compiled 64; models only; "
             "power of 2)");
   s.add_int("data_w", 0, 0, 1024, "DataW of every instance: XPU bus bits per SUE cycle (0: the compiled width; C++ models "
@@ -308,6 +312,15 @@ SysConfig config_from_settings(const core::Settings& s, uint64_t seed) {
                                          key[0] == 'q' ? ", at least 2" : ""));
     (key[0] == 'q' ? c.tp.qdepth : c.tp.window) = v;
     (key[0] == 'q' ? c.rp.qdepth : c.rp.window) = v;
+  }
+  if (const unsigned v = static_cast<unsigned>(s.i("qcap")); v) {
+    if (c.any_rtl() && v != c.tp.q_cap())
+      throw core::UsageError(fmt::format("setting 'qcap'={} with RTL blocks: the compiled sue_config={} has {} (allowed: 0 or {})",
+                                         v, c.variant, c.tp.q_cap(), c.tp.q_cap()));
+    if ((v & (v - 1)) || v < c.tp.qdepth)
+      throw core::UsageError(fmt::format("setting 'qcap'={} (allowed: 0 or a power of 2, {}..1024: at least qdepth)", v,
+                                         c.tp.qdepth));
+    c.tp.qcap = v;
   }
   if (const unsigned v = static_cast<unsigned>(s.i("data_w")); v) {
     if (c.any_rtl() && v != c.tp.data_w)
@@ -788,9 +801,9 @@ RunResult report(const RunConfig& cfg, const SysConfig& c, Built& b, S& sys, uin
   // ---- header
   std::string out;
   out += fmt::format("  {} XPUs x {} SUE instance(s) x {} port(s) of {} Gb/s ({} Gb/s per XPU); sue_config={} ({}, DataW {}, "
-                     "MaxPack {}, QDepth {}, Window {}, NumXpus {}); {} mode\n",
+                     "MaxPack {}, QDepth {}, QCap {}, Window {}, NumXpus {}); {} mode\n",
                      N, M, P, c.port_gbps, M * P * c.port_gbps, c.variant, lite ? "SUE Lite" : "SUE", c.tp.data_w,
-                     c.tp.max_pack, c.tp.qdepth, c.tp.window, c.tp.num_xpus, c.strict ? "strict" : "unordered");
+                     c.tp.max_pack, c.tp.qdepth, c.tp.q_cap(), c.tp.window, c.tp.num_xpus, c.strict ? "strict" : "unordered");
   if (c.topology == Topology::planes)
     out += fmt::format("  topology planes (figure 1): {} planes, one {}-port switch each (sw::Switch, {} MHz core, 128-B "
                        "flits, cut-through, 250 ns pin to pin, CBFC: {} credits per NIC per class, NIC buffers {} cells), "

@@ -48,7 +48,9 @@ using Bytes = std::vector<uint8_t>;
 struct HarnessCfg {
   uint64_t seed = 1;
   uint64_t cycles = 20000;   ///< traffic cycles (a drain follows)
-  uint64_t drain = 20000;    ///< drain cycles: no new commands, no loss, MAC ready, credit_ok
+  uint64_t drain = 200000;   ///< drain cycles at most: no new commands, no loss, MAC ready, credit_ok; it ends
+                             ///< kQuiet cycles after everything is delivered, acknowledged and freed
+  bool full_drain = false;   ///< run all `drain` cycles (owed ACKs leaving by age after the data is done)
   double p_cmd = 0.6;        ///< start a command in an idle cycle
   double p_bad = 0.02, p_err = 0.02, p_abort = 0.02, p_stray = 0.01, p_unknown = 0.01, p_overflow = 0.3;
   double p_ready = 0.8;      ///< MAC ready per port per cycle
@@ -117,8 +119,11 @@ class Harness {
     new_config();
     do_reset(3);
     const uint64_t total = c_.cycles + c_.drain;
+    uint64_t quiet_until = 0;  // the drain is done: a quiet stretch, then the final checks
     for (uint64_t t = 0; t < total && fail_.empty(); ++t) {
       draining_ = t >= c_.cycles;
+      if (draining_ && !c_.full_drain && !quiet_until && (t & 255) == 0 && drained()) quiet_until = t + kQuiet;
+      if (quiet_until && t >= quiet_until) break;
       if (!draining_ && rng_.chance(c_.p_reset)) {
         new_config();
         do_reset(1 + rng_.uniform(0, 2));
@@ -397,7 +402,7 @@ class Harness {
       if ((o.dbg_inbytes == 0) != (o.dbg_inflight == 0))
         failf(fmt::format("debug port, connection {}: {} PDUs but {} bytes in flight", dbg_conn_, o.dbg_inflight, o.dbg_inbytes));
     }
-    if (o.dbg_q_count > p_.pool_slots() || o.dbg_q_unsent > p_.qdepth || o.dbg_q_unsent > o.dbg_q_count)
+    if (o.dbg_q_count > p_.pool_slots() || o.dbg_q_unsent > p_.q_cap() || o.dbg_q_unsent > o.dbg_q_count)
       failf(fmt::format("debug port, queue {}: count {} unsent {}", dbg_q_, o.dbg_q_count, o.dbg_q_unsent));
     TxIn in;
     in.rst_n = true;
@@ -855,6 +860,16 @@ class Harness {
     ++st_.new_pdus;
     ++st_.data_frames;
     deliver(q, ids, 0);
+  }
+
+  static constexpr uint64_t kQuiet = 2000;
+  // Everything delivered, acknowledged and freed (what final_checks() requires).
+  bool drained() {
+    const TxOut o = dut_.outputs();
+    if (o.pool_used != 0 || !mig_pending_.empty()) return false;
+    for (unsigned q = 0; q < p_.nq(); ++q)
+      if ((!expq_[q].empty() && !(lite_ && lost_allowed_)) || credits_[q] != p_.qdepth) return false;
+    return true;
   }
 
   void final_checks() {

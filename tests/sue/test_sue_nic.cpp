@@ -354,13 +354,16 @@ TEST(SueNic, WindowAndQDepthBound) {
   h.run(20000, [&](Edge t) {
     if (t % 50 == 0 && h.send(0, 0, 0, tag_of(0, 0, t + 1), t)) ++ok;
   });
-  // QDepth credits, plus one back for each command formed into a PDU (its bytes are in the store)
+  // The queue fills to QCap unsent (QCap - QDepth credits back at submit: shared-buffer credits, then
+  // QDepth deferred), plus one back for each command formed into a PDU (its bytes are in the store)
   EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::pdus_new], 4u);  // Window PDUs in flight
   EXPECT_EQ(h.n[0].tx_cnt()[TxCnt::cmds_sent], 4u);
-  const unsigned Q = a.tp.qdepth;  // 64
+  const unsigned Q = a.tp.q_cap();  // 256
   EXPECT_EQ(ok, Q + 4u);
   EXPECT_EQ(h.n[0].q_count(kQ1), Q + 4u);  // the store holds the sent ones until acknowledged
   EXPECT_EQ(h.n[0].q_unsent(kQ1), Q);
+  EXPECT_EQ(h.n[0].early_credits(), Q - a.tp.qdepth + 4u);  // the 4 sent ones were credited at submit too
+  EXPECT_EQ(h.n[0].credits_deferred(), a.tp.qdepth);
 }
 
 TEST(SueNic, NackRecoversALostPdu) {

@@ -197,9 +197,10 @@ TEST(SueTxRandom, DataW1024) {
   suetx::HarnessCfg c1;
   c1.seed = 5;
   c1.cycles = 30000;
-  // 16 queues of QDepth commands of up to 2 KB on one port: at QDepth 64 (main's default) the 20,000-cycle
-  // drain is too short to send them all (measured: done by 40,000); it is not a stall.
-  c1.drain = 40000;
+  // 16 queues of up to QCap commands of up to 2 KB on one port: at QDepth 64 the 20,000-cycle drain was too
+  // short to send them all (measured: done by 40,000); at QCap 256 (shared-buffer credits) the backlog is
+  // up to four times that. It is not a stall.
+  c1.drain = 160000;
   TxParams p = params(0, 1, 1024);
   p.max_data = 2048;
   p.num_xpus = 4;  // 16 queues (at 8 XPUs, 32: twice the backlog for the drain)
@@ -437,9 +438,10 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   b.in.tx_valid = 3;
   b.edge();
   EXPECT_EQ(b.cnt(TxCnt::stray_cycles), 1u);
-  // overflow: QDepth (64) commands fit, the next one is dropped without a credit
-  const unsigned Q = TxParams{}.qdepth;
-  ASSERT_EQ(Q, 64u);
+  // overflow: QCap (256) commands fit (the first 192 credited back at once: shared-buffer credits, then
+  // QDepth deferred), the next one is dropped without a credit
+  const unsigned Q = TxParams{}.q_cap();
+  ASSERT_EQ(Q, 256u);
   for (unsigned k = 0; k + 1 < Q; ++k) b.cmd(1, 2, 0);
   EXPECT_EQ(b.m.q_count(6), Q);
   EXPECT_FALSE(b.o().err_overflow);
@@ -449,6 +451,7 @@ TEST(SueTxModel, IngressRulesCountersAndCredits) {
   EXPECT_EQ(b.o().tx_credit[6], 0u);
   EXPECT_EQ(b.m.q_count(6), Q);
   EXPECT_EQ(b.cnt(TxCnt::cmds_in), Q);
+  EXPECT_EQ(b.m.early_credits(), Q - TxParams{}.qdepth);
 }
 
 TEST(SueTxModel, CreditsAtFormationSlotsAtAck) {
@@ -480,6 +483,108 @@ TEST(SueTxModel, CreditsAtFormationSlotsAtAck) {
   EXPECT_EQ(b.o().out_bytes[0], 0u);
 }
 
+// The XPU spends every credit it holds on queue 4 {peer 1, VC 0} (0-byte commands) for `edges` steps and
+// takes back every credit returned; the credits it holds at the end (same_edge: those back at the
+// command's own edge).
+unsigned spend_credits(Bench& b, unsigned credits, int edges, unsigned* same_edge = nullptr) {
+  unsigned tag = 0;
+  for (int e = 0; e < edges; ++e) {
+    if (credits) {
+      --credits;
+      b.cmd(1, 0, 0, static_cast<uint8_t>(++tag));
+      if (same_edge) *same_edge += b.o().tx_credit[4];
+    } else {
+      b.edge();
+    }
+    credits += b.o().tx_credit[4];
+  }
+  return credits;
+}
+// Credits of queue 4 returned over `edges` edges.
+unsigned collect_credits(Bench& b, int edges) {
+  unsigned n = 0;
+  for (int e = 0; e < edges; ++e) {
+    b.edge();
+    n += b.o().tx_credit[4];
+  }
+  return n;
+}
+
+// Shared-buffer credits (docs/sue.md "Shared-buffer credits"): with the port's gate closed nothing forms,
+// and an XPU that spends every credit it gets fills one queue far beyond its QDepth credits. Each credit
+// comes back at the edge the command joins its queue while the ring has room for all QDepth the XPU may
+// then send (QCap - QDepth = 192 early), the last QDepth are deferred; the XPU never overflows. Once the
+// gate opens the PDUs form, the deferred credits come back with them, and every credit returns.
+TEST(SueTxModel, SharedBufferCreditsComeBackAtTheIngress) {
+  TxParams p;
+  p.num_xpus = 2;
+  ASSERT_EQ(p.q_cap(), 4 * p.qdepth);
+  Bench b(p);
+  b.in.credit_ok = 0;  // every gate closed: no PDU forms
+  b.reset();
+  unsigned same_edge = 0;
+  unsigned credits = spend_credits(b, p.qdepth, 600, &same_edge);
+  EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), p.q_cap());         // 256 queued, 4 x QDepth
+  EXPECT_EQ(b.m.q_unsent(4), p.q_cap());
+  EXPECT_EQ(b.m.early_credits(), p.q_cap() - p.qdepth);  // 192 back at the ingress
+  EXPECT_EQ(same_edge, p.q_cap() - p.qdepth);
+  EXPECT_EQ(b.m.credits_deferred(), p.qdepth);           // the last 64 wait for their PDUs
+  EXPECT_EQ(credits, 0u);
+  EXPECT_EQ(b.cnt(TxCnt::pdus_new), 0u);
+  // The gate opens: everything forms (PDUs of up to 204 commands of 20 B), every credit comes back.
+  b.in.credit_ok = 0xf;
+  credits += collect_credits(b, 400);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_sent), p.q_cap());
+  EXPECT_EQ(b.m.q_unsent(4), 0u);
+  EXPECT_EQ(b.m.credits_deferred(), 0u);
+  EXPECT_EQ(credits, p.qdepth);
+  EXPECT_EQ(b.frames.size(), 2u);                        // 204 + 52 commands: MaxPack / 20 per PDU
+  EXPECT_EQ(b.m.assertion(), "");
+}
+
+// QCap == QDepth is the old contract: a queue holds at most QDepth unsent commands and every credit
+// comes back only as its command forms into a PDU.
+TEST(SueTxModel, QCapEqualToQDepthDefersEveryCredit) {
+  TxParams p;
+  p.num_xpus = 2;
+  p.qcap = p.qdepth;
+  Bench b(p);
+  b.in.credit_ok = 0;
+  b.reset();
+  unsigned credits = spend_credits(b, p.qdepth, 300);
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), p.qdepth);
+  EXPECT_EQ(b.m.early_credits(), 0u);
+  EXPECT_EQ(b.m.credits_deferred(), p.qdepth);
+  EXPECT_EQ(credits, 0u);
+  b.in.credit_ok = 0xf;
+  credits += collect_credits(b, 200);
+  EXPECT_EQ(credits, p.qdepth);
+  EXPECT_EQ(b.m.credits_deferred(), 0u);
+  EXPECT_EQ(b.m.assertion(), "");
+}
+
+// The pool bounds the early credits: with a pool of exactly NQ*QDepth + 64 slots (QCap 1,024), one
+// queue gets only as many credits back at the ingress as there are slots beyond the ones every XPU
+// credit needs (the slack), then defers; the XPU never overflows and the pool never overdraws.
+TEST(SueTxModel, SharedBufferCreditsStopAtThePoolSlack) {
+  TxParams p;
+  p.num_xpus = 2;   // NQ 8
+  p.qdepth = 16;    // NQ*QDepth 128
+  p.qcap = 1024;
+  p.pool = 256;     // slack 128 at reset
+  Bench b(p);
+  b.in.credit_ok = 0;
+  b.reset();
+  spend_credits(b, p.qdepth, 600);
+  EXPECT_EQ(b.cnt(TxCnt::cmd_overflow), 0u);
+  EXPECT_EQ(b.m.early_credits(), 128u);       // Pool - NQ*QDepth
+  EXPECT_EQ(b.cnt(TxCnt::cmds_in), 128u + 16u);
+  EXPECT_EQ(b.m.credits_deferred(), 16u);
+  EXPECT_EQ(b.o().pool_used, 144u);
+  EXPECT_EQ(b.m.assertion(), "");
+}
+
 // The pool (Pool command slots shared by all queues) holds at most Pool - NQ*QDepth sent commands, so
 // the QDepth commands each queue's XPU credits cover always find a slot; an XPU that spends every credit
 // it gets back never overflows, and NEW PDUs resume when an ACK frees slots. (Before the shared pool,
@@ -487,6 +592,7 @@ TEST(SueTxModel, CreditsAtFormationSlotsAtAck) {
 // here; one queue now holds Pool - NQ*QDepth = 128 - 32 = 96.)
 TEST(SueTxModel, StoreBoundsSentCommandsAndXpuNeverOverflows) {
   TxParams p = small_pack();
+  p.qcap = 4;       // QCap = QDepth: credits back only at formation (the pool bound on sent commands)
   p.num_xpus = 2;  // NQ 8
   p.qdepth = 4;     // Pool 128: 96 sent + 4 queued per queue reserved
   p.pool = 128;
@@ -564,6 +670,7 @@ TEST(SueTxModel, PoolLetsOneQueueHoldMoreThanTheOldRing) {
 // for every connection then free the slots (one per edge for the instance) and sending resumes.
 TEST(SueTxModel, PoolSharedByAllQueuesNeverOverflows) {
   TxParams p = small_pack();
+  p.qcap = 4;       // QCap = QDepth: credits back only at formation (the pool bound on sent commands)
   p.num_xpus = 4;
   p.qdepth = 4;
   p.pool = 512;

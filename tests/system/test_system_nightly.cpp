@@ -98,7 +98,7 @@ class SystemUniform64 : public testing::TestWithParam<int> {};
 TEST_P(SystemUniform64, AllPairsCleanNoRtoAndKeepsItsGoodput) {
   static const Uniform64 kCases[] = {
       {"256-byte writes", {"read_ratio=0", "dlen_min=256", "dlen_max=256"}, 95.0},
-      {"default mix", {}, 91.7},
+      {"default mix", {}, 95.0},  // 92.7 % before shared-buffer credits (qcap=64), 95.8 % with them
   };
   const Uniform64& c = kCases[GetParam()];
   std::vector<std::string> sets = {"xpus=64", "nic=flit", "load=1", "warmup_cycles=60000"};
