@@ -71,7 +71,7 @@ synth() {  # module profile -> $OUT/<module>_p<profile>.json or .err
   local mp=4096
   [ "$prof" = 1 ] && mp=1024
   cat >"$base.ys" <<EOF
-read_verilog -sv -DSYNTHESIS $SRC/rtl/sue/sue_pkg.sv $SRC/rtl/sue/sue_ff1.sv $SRC/rtl/sue/sue_tx_tlist.sv $SRC/rtl/sue/sue_tx_conn.sv $SRC/rtl/sue/sue_rx_port.sv $SRC/rtl/sue/sue_rx_unpack.sv $SRC/rtl/sue/$mod.sv
+read_verilog -sv -DSYNTHESIS $SRC/rtl/sue/sue_pkg.sv $SRC/rtl/sue/sue_ff1.sv $SRC/rtl/sue/sue_tx_tlist.sv $SRC/rtl/sue/sue_tx_conn.sv $SRC/rtl/sue/sue_tx_build.sv $SRC/rtl/sue/sue_rx_port.sv $SRC/rtl/sue/sue_rx_unpack.sv $SRC/rtl/sue/$mod.sv
 chparam -set Profile $prof -set MaxPack $mp $COMMON $SIZES $mod
 hierarchy -check -top $mod
 proc

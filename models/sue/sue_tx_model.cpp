@@ -26,11 +26,8 @@ constexpr const char* kCounterNames[TxCnt::kNum] = {
     "fo_req_sent", "fo_ack_sent", "fo_ack_rcvd", "cmds_sent", "payload_bytes", "frames_out", "bytes_out"};
 
 // Job kinds (job.kind).
-enum : uint32_t { kJobData = 0, kJobEmpty = 1 };
+enum : uint32_t { kJobData = TxBuilder::kData, kJobEmpty = TxBuilder::kEmpty };
 // Builder chunk phases.
-// kPhHdr: the first chunk (header and the first command chunk, or 80 00); kPhOp: a command chunk;
-// kPhData: a data chunk after a command's first data beat.
-enum : uint32_t { kPhHdr = 0, kPhOp = 1, kPhData = 2, kPhTrl = 4, kPhDone = 5 };
 constexpr uint32_t kOweNoneV = 0, kOweAckV = 1, kOweNackV = 2;
 
 bool pow2(unsigned x) { return x && !(x & (x - 1)); }
@@ -46,22 +43,6 @@ std::string bad(const char* name, unsigned v, const std::string& allowed) {
   return os.str();
 }
 
-// CRC-32C, reflected, one byte (no init / final xor here).
-struct Crc32cTable {
-  uint32_t t[256];
-  Crc32cTable() {
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
-      t[i] = c;
-    }
-  }
-};
-const Crc32cTable kCrc;
-uint32_t crc_upd(uint32_t crc, const uint8_t* b, size_t n) {
-  for (size_t k = 0; k < n; ++k) crc = (crc >> 8) ^ kCrc.t[(crc ^ b[k]) & 0xffu];
-  return crc;
-}
 
 }  // namespace
 
@@ -171,10 +152,7 @@ void TxModel::reset(const TxIn& in) {
   dead_.fill(false);
   dead_rank_.fill(0);
   out_bytes_.fill(0);
-  for (auto& b : bld_) {
-    b = Builder{};
-    b.acc.assign(p_.acc_bytes(), 0);
-  }
+  for (auto& b : bld_) b.reset(p_.acc_bytes());
   in_ = Ingress{};
   wrr_vc_ = wrr_cnt_ = 0;
   rr_peer_.fill(0);
@@ -248,8 +226,9 @@ void TxModel::tick(const TxIn& in) {
   std::array<bool, kMaxPorts> busy_q{};
   std::array<uint32_t, kMaxPorts> jq_q{}, jfirst_q{}, jn_q{};
   for (unsigned p = 0; p < NP; ++p) {
-    busy_q[p] = bld_[p].busy;
-    jq_q[p] = bld_[p].job.i * 4 + bld_[p].job.v, jfirst_q[p] = bld_[p].job.first, jn_q[p] = bld_[p].job.n_cmd;
+    const TxJob& J = bld_[p].job();
+    busy_q[p] = bld_[p].busy();
+    jq_q[p] = J.i * 4 + J.v, jfirst_q[p] = J.first, jn_q[p] = J.n_cmd;
   }
   // Slot free (step 7), one per edge for the whole instance: the first queue from frr_ on whose oldest
   // held slot is freeable: its credit went back (held > pc), it belongs to an acknowledged PDU
@@ -441,9 +420,7 @@ void TxModel::tick(const TxIn& in) {
   for (unsigned p = 0; p < NP; ++p) {
     // Idle, or all chunks appended and loading the frame's last or second-to-last beat, not its sof
     // beat, at this edge (docs/sue.md step 5, "End").
-    const Builder& b = bld_[p];
-    const bool out_free = !((out_.mac_tx_valid >> p) & 1u) || ((ready >> p) & 1u);
-    idle[p] = !b.busy || (b.phase == kPhDone && !b.first_beat && b.acc_n <= 64 && out_free);
+    idle[p] = bld_[p].idle(!bld_[p].valid || ((ready >> p) & 1u));
     any_ok_port = any_ok_port || (live[p] && idle[p]);
   }
   auto ok = [&](unsigned p, unsigned v) { return live[p] && idle[p] && ((credit_ok >> (p * 4 + v)) & 1u); };
@@ -731,184 +708,20 @@ void TxModel::tick(const TxIn& in) {
     if (where_[first] != static_cast<int32_t>(q) || n == 0) fail("acknowledged PDU not on its queue's list");
     slot_[first].ackn = n;
   };
-  const unsigned ACC = p_.acc_bytes();
+  TxBuilder::Env be;
+  be.lite = lite, be.db = DB, be.sb = SB, be.acc = p_.acc_bytes();
+  be.own = cfg_.own_xpuid, be.hop = cfg_.hop_count, be.partition = cfg_.partition;
+  be.slot = slot_.data(), be.data = &data_, be.where = where_.data();
+  // Lite releases a job's slots (the PDU is done or lost): mark_acked through the builder's callback.
+  struct MarkCtx {
+    decltype(mark_acked)* f;
+  } mctx{&mark_acked};
+  const TxBuilder::MarkFn mark = [](void* c, uint32_t q, uint32_t first, uint32_t n) {
+    (*static_cast<MarkCtx*>(c)->f)(q, first, n);
+  };
   for (unsigned p = 0; p < NP; ++p) {
-    Builder& b = bld_[p];
-    const bool out_free = !((out_.mac_tx_valid >> p) & 1u) || ((ready >> p) & 1u);
-    if (dies[p]) {
-      if (lite && b.busy) mark_acked(b.job.i * 4 + b.job.v, b.job.first, b.job.n_cmd);  // lost
-      b.busy = false;
-      b.eof_held = false;
-      b.acc_n = 0;
-      std::fill(b.acc.begin(), b.acc.end(), 0);
-      out_.mac_tx_valid &= ~(1u << p);
-      continue;
-    }
-    if (!b.busy) {
-      if (out_free) out_.mac_tx_valid &= ~(1u << p);
-      continue;
-    }
-    const uint32_t acc_n_q = b.acc_n, phase_q = b.phase, k_q = b.k, j_q = b.j, crc_q = b.crc;
-    const bool all = phase_q == kPhDone, held_q = b.eof_held;
-    uint32_t take = 0;
-    // With eof_held, acc holds the previous frame's eof beat: it goes first, and the job's first chunk
-    // only with it.
-    if (out_free && (held_q || acc_n_q >= 32 || (all && acc_n_q > 0))) {
-      const uint32_t m = std::min<uint32_t>(32, acc_n_q);
-      const bool sof = b.first_beat && !held_q;
-      std::array<uint8_t, 32> beat{};
-      std::copy(b.acc.begin(), b.acc.begin() + m, beat.begin());
-      if (lite && sof) {
-        const auto& a = b.acc;
-        beat[1] = a[6], beat[2] = a[7], beat[3] = a[8], beat[4] = a[1], beat[5] = a[2], beat[6] = a[3];
-        beat[7] = a[9], beat[8] = a[10], beat[9] = a[11], beat[10] = a[4], beat[11] = a[5];
-      }
-      const bool eof = held_q || (all && acc_n_q <= 32);
-      if (m != 32 && !eof) fail("nbytes != 32 on a beat that is not eof");
-      out_.mac_tx_data[p] = beat;
-      out_.mac_tx_valid |= 1u << p;
-      out_.mac_tx_sof = (out_.mac_tx_sof & ~(1u << p)) | (uint32_t(sof) << p);
-      out_.mac_tx_eof = (out_.mac_tx_eof & ~(1u << p)) | (uint32_t(eof) << p);
-      out_.mac_tx_nbytes[p] = m;
-      if (!held_q) b.first_beat = false;
-      b.eof_held = false;
-      take = m;
-      if (eof && !held_q) {
-        b.busy = false;
-        if (lite) mark_acked(b.job.i * 4 + b.job.v, b.job.first, b.job.n_cmd);
-      }
-    } else if (out_free) {
-      out_.mac_tx_valid &= ~(1u << p);
-    }
-    // Next chunk (docs/sue.md step 5: the first chunk is the header and the first command chunk).
-    std::array<uint8_t, 22 + 20 + kMaxDB> ch{};  // the largest chunk: header + command chunk (20 + DB)
-    uint32_t s = 0, crc_from = 0, nphase = phase_q, nk = k_q, nj = j_q;
-    bool crc_it = !lite;
-    const Job& J = b.job;
-    const uint32_t q = J.i * 4 + J.v;
-    uint32_t nslot = b.slot;
-    auto after_cmd = [&](uint32_t k) {  // position after command k's last chunk
-      if (k + 1 < J.n_cmd) {
-        nphase = kPhOp, nk = k + 1, nj = 0;
-        nslot = slot_[b.slot].next;  // the queue's next command: the builder walks the list
-      } else {
-        nphase = lite ? kPhDone : kPhTrl;
-      }
-    };
-    // n bytes of data beat j of slot si at ch[at] (a slot never written holds zeros: ch is 0).
-    auto data_bytes = [&](uint32_t si, uint32_t j, uint32_t n, uint32_t at) {
-      if (size_t(si + 1) * SB > data_.size()) return;  // beyond what was ever written: zeros
-      const uint8_t* src = data_.data() + size_t(si) * SB + j * DB;
-      std::copy(src, src + n, ch.begin() + at);
-    };
-    // Command chunk of command k at ch[at]: op header, 18 control bytes and the first min(DB, dlen)
-    // data bytes (data beat 0). Returns its size and sets the position after it.
-    auto cmd_chunk = [&](uint32_t k, uint32_t at) -> uint32_t {
-      const uint32_t si = b.slot;  // command k's slot (J.first for k = 0)
-      if (where_[si] != static_cast<int32_t>(q)) fail("a builder reads a slot not on its queue's list");
-      const Slot& sl = slot_[si];
-      const uint32_t hdr = (k + 1 == J.n_cmd ? 0x8000u : 0u) | (18 + sl.dlen);
-      ch[at] = static_cast<uint8_t>(hdr >> 8), ch[at + 1] = static_cast<uint8_t>(hdr);
-      std::copy(sl.ctrl.begin(), sl.ctrl.end(), ch.begin() + at + 2);
-      const uint32_t d = std::min<uint32_t>(DB, sl.dlen);
-      data_bytes(si, 0, d, at + 20);
-      if (sl.dlen > DB) {
-        nphase = kPhData, nk = k, nj = 1;
-      } else {
-        after_cmd(k);
-      }
-      return 20 + d;
-    };
-    switch (phase_q) {
-      case kPhHdr: {
-        const uint32_t peer = J.i, own = cfg_.own_xpuid;
-        if (!lite) {
-          const uint8_t h[22] = {0x02,
-                                 static_cast<uint8_t>(J.i * 4 + J.v),
-                                 0,
-                                 0,
-                                 static_cast<uint8_t>(peer >> 8),
-                                 static_cast<uint8_t>(peer),
-                                 static_cast<uint8_t>((J.v << 4) | 2),
-                                 static_cast<uint8_t>(cfg_.hop_count),
-                                 0,
-                                 0,
-                                 static_cast<uint8_t>(own >> 8),
-                                 static_cast<uint8_t>(own),
-                                 0x88,
-                                 0xb6,
-                                 static_cast<uint8_t>((J.op << 4) | (own >> 8)),
-                                 static_cast<uint8_t>(own),
-                                 static_cast<uint8_t>(J.psn >> 8),
-                                 static_cast<uint8_t>(J.psn),
-                                 static_cast<uint8_t>((J.v << 6) | (J.rsvd << 2) | (cfg_.partition >> 8)),
-                                 static_cast<uint8_t>(cfg_.partition),
-                                 static_cast<uint8_t>(J.apsn >> 8),
-                                 static_cast<uint8_t>(J.apsn)};
-          std::copy(h, h + 22, ch.begin());
-          s = 22;
-          crc_from = 14;
-        } else {
-          const uint8_t h[6] = {0x22,
-                                static_cast<uint8_t>(peer >> 8),
-                                static_cast<uint8_t>(peer),
-                                static_cast<uint8_t>((J.v << 4) | 2),
-                                static_cast<uint8_t>(own >> 8),
-                                static_cast<uint8_t>(own)};
-          std::copy(h, h + 6, ch.begin());
-          s = 6;
-        }
-        if (J.n_cmd == 0) {  // the empty PDU: 80 00
-          ch[s] = 0x80, ch[s + 1] = 0x00;
-          s += 2;
-          nphase = lite ? kPhDone : kPhTrl;
-        } else {
-          s += cmd_chunk(0, s);
-        }
-        break;
-      }
-      case kPhOp:
-        s = cmd_chunk(k_q, 0);
-        break;
-      case kPhData: {
-        const uint32_t si = b.slot;
-        const uint32_t rem = slot_[si].dlen - j_q * DB;
-        s = std::min<uint32_t>(DB, rem);
-        data_bytes(si, j_q, s, 0);
-        if (rem > DB) {
-          nj = j_q + 1;
-        } else {
-          after_cmd(k_q);
-        }
-        break;
-      }
-      case kPhTrl: {
-        const uint32_t v = crc_q ^ 0xffffffffu;
-        ch[0] = static_cast<uint8_t>(v >> 24), ch[1] = static_cast<uint8_t>(v >> 16);
-        ch[2] = static_cast<uint8_t>(v >> 8), ch[3] = static_cast<uint8_t>(v);
-        s = 4;
-        crc_it = false;
-        nphase = kPhDone;
-        break;
-      }
-      default:
-        break;
-    }
-    const uint32_t base = acc_n_q - take;
-    // Shift out the bytes taken (bytes >= acc_n stay 0).
-    if (take > 0) {
-      std::copy(b.acc.begin() + take, b.acc.end(), b.acc.begin());
-      std::fill(b.acc.end() - take, b.acc.end(), 0);
-    }
-    uint32_t acc_n = base;
-    if (s > 0 && base + s <= ACC && (!held_q || take > 0)) {
-      std::copy(ch.begin(), ch.begin() + s, b.acc.begin() + base);
-      acc_n = base + s;
-      if (crc_it) b.crc = crc_upd(crc_q, ch.data() + crc_from, s - crc_from);
-      b.phase = nphase, b.k = nk, b.j = nj;
-      b.slot = nslot;
-    }
-    b.acc_n = acc_n;
+    TxBuilder& b = bld_[p];
+    if (const char* e = b.edge(be, !b.valid || ((ready >> p) & 1u), dies[p], mark, &mctx)) fail(e);
   }
 
   // Job start (step 4's job; the builder was idle, or step 5 has loaded its eof or second-to-last beat).
@@ -917,17 +730,19 @@ void TxModel::tick(const TxIn& in) {
     if (!live[p]) fail("a job starts on a dead port");
     if (!((credit_ok >> (p * 4 + job.v)) & 1u)) fail("a job starts without credit_ok");
     if (job.kind == kJobData && (job.n_cmd < 1 || job.p > p_.max_pack)) fail("DATA PDU with n_cmd < 1 or P > MaxPack");
-    Builder& b = bld_[p];
     // Started at the edge that loads the frame's second-to-last beat: its eof beat stays in acc
     // (eof_held), and in Lite its slots are released now.
-    b.eof_held = b.busy;
-    if (lite && b.busy) mark_acked(b.job.i * 4 + b.job.v, b.job.first, b.job.n_cmd);
-    b.busy = true;
-    b.job = job;
-    b.first_beat = true;
-    b.crc = 0xffffffffu;
-    b.phase = kPhHdr, b.k = 0, b.j = 0;
-    b.slot = job.first;
+    bld_[p].start(job, lite, mark, &mctx);
+  }
+  // The MAC output registers (the builders').
+  out_.mac_tx_valid = out_.mac_tx_sof = out_.mac_tx_eof = 0;
+  for (unsigned p = 0; p < NP; ++p) {
+    const TxBuilder& b = bld_[p];
+    out_.mac_tx_valid |= uint32_t(b.valid) << p;
+    out_.mac_tx_sof |= uint32_t(b.sof) << p;
+    out_.mac_tx_eof |= uint32_t(b.eof) << p;
+    out_.mac_tx_data[p] = b.data;
+    out_.mac_tx_nbytes[p] = b.nbytes;
   }
 
   // 6. Ingress. A command takes a pool slot at its first cycle (allocation: a never-used slot while

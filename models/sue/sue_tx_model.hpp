@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sue/sue_feedback.hpp"
+#include "sue/sue_tx_build.hpp"
 #include "sue/sue_tx_tlist.hpp"
 
 namespace sue {
@@ -204,12 +205,7 @@ class TxModel {
   uint64_t rto_late() const { return rto_late_; }
 
  private:
-  struct Slot {  // one command slot of the pool (its data lives in data_)
-    std::array<uint8_t, 18> ctrl{};
-    uint32_t dlen = 0;
-    uint32_t next = 0;  // the queue's next slot (written when the next command of the queue is linked)
-    uint32_t ackn = 0;  // 0, or: this slot starts an acknowledged PDU of ackn commands (one write per PDU)
-  };
+  using Slot = TxSlot;  // one command slot of the pool (its data lives in data_)
   struct Desc {
     uint32_t first = 0, n = 0, p = 0;
   };
@@ -241,21 +237,7 @@ class TxModel {
     bool fo_ans = false;
     uint32_t fo_ans_psn = 0;
   };
-  struct Job {
-    uint32_t kind = 0;  // JobKind in the .cpp
-    uint32_t i = 0, v = 0, psn = 0, first = 0, n_cmd = 0, p = 0, op = 0, apsn = 0, rsvd = 0;
-  };
-  struct Builder {
-    bool busy = false;
-    Job job;
-    std::vector<uint8_t> acc;  // ACC bytes, bytes >= acc_n are 0
-    uint32_t acc_n = 0;
-    uint32_t phase = 0, k = 0, j = 0;  // chunk position (phases in the .cpp)
-    uint32_t slot = 0;                 // pool slot of command k (first, then Slot::next per command)
-    uint32_t crc = 0;
-    bool first_beat = false;
-    bool eof_held = false;  // acc holds only the previous frame's eof beat (the job started before it was loaded)
-  };
+  using Job = TxJob;
   struct Ingress {
     bool act = false, drop = false, err = false;
     uint32_t q = 0, beat = 0, nb = 0;
@@ -302,7 +284,7 @@ class TxModel {
   std::array<bool, kMaxPorts> dead_{};
   std::array<uint32_t, kMaxPorts> dead_rank_{};  // ports dead before this one died (failover order)
   std::array<uint32_t, kMaxPorts> out_bytes_{};
-  std::array<Builder, kMaxPorts> bld_{};
+  std::array<TxBuilder, kMaxPorts> bld_{};  // step 5, one per port (models/sue/sue_tx_build.*)
   Ingress in_;
   uint32_t wrr_vc_ = 0, wrr_cnt_ = 0;
   std::array<uint32_t, 4> rr_peer_{};

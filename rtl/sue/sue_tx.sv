@@ -146,11 +146,6 @@ module sue_tx #(
   /* verilator lint_off UNUSEDPARAM */
   localparam int HMax    = Pool - NQ * QDepth;             // sent commands the pool may hold (assertions)
   /* verilator lint_on UNUSEDPARAM */
-  localparam int HC      = (Profile == sue_pkg::ProfSue) ? sue_pkg::Op0Sue : sue_pkg::Op0Lite;        // header chunk bytes (AFH + RH | the 6-byte header)
-  localparam int CC      = 20 + DB;                        // largest command chunk: op header, control, a data beat
-  localparam int ACC     = 64 + CC;                        // accumulator bytes: two beats and a command chunk
-  localparam int CH      = HC + CC;                        // largest chunk (the first: header + command chunk), bytes
-  localparam int CSW     = $clog2(CH + 1);                 // chunk size and offset bits (7 up to DB 64, 8 at DB 128)
   localparam int CIW     = $clog2(NC);                     // connection index bits
   localparam int QIW     = $clog2(NQ);                     // queue index bits
   localparam int NPC     = NumXpus * 4;                    // connections per port
@@ -161,9 +156,6 @@ module sue_tx #(
   localparam int MaxFrameBeats = (((FrLen > 60) ? FrLen : 60) + 31) / 32;
   localparam int NumCnt  = sue_pkg::TxNumCnt;
 
-  // builder phases: PhHdr the first chunk (header + the first command chunk, or 80 00), PhOp a command
-  // chunk, PhData a data chunk after a command's first data beat
-  localparam logic [2:0] PhHdr = 3'd0, PhOp = 3'd1, PhData = 3'd2, PhTrl = 3'd4, PhDone = 3'd5;
   // SUE job kinds (s_kind): priority order of step 4
   localparam logic [2:0] KFoAck = sue_pkg::KFoAck, KFoReq = sue_pkg::KFoReq, KRtx = sue_pkg::KRtx,
                          KAckOnly = sue_pkg::KAckOnly, KMig = sue_pkg::KMig;
@@ -186,19 +178,6 @@ module sue_tx #(
     if (CntW < 16 || CntW > 64) $fatal(1, "sue_tx: CntW=%0d not allowed (allowed: 16..64)", CntW);
   end
 `endif
-
-  // CRC-32C (reflected) over bytes [from, n) of an MSB-first chunk of CH bytes.
-  function automatic logic [31:0] crc32c_upd(input logic [31:0] crc, input logic [CH*8-1:0] bytes,
-                                             input logic [CSW-1:0] from, input logic [CSW-1:0] n);
-    logic [31:0] x;
-    x = crc;
-    for (int k = 0; k < CH; k++) begin
-      if (CSW'(k) >= from && CSW'(k) < n) begin
-        x = sue_pkg::crc32c_byte(x, bytes[CH*8-1-8*k -: 8]);
-      end
-    end
-    crc32c_upd = x;
-  endfunction
 
   // Ring entry of queue q at pointer x: q*QCap + x mod QCap.
   function automatic logic [31:0] ridx(input int q, input logic [PW-1:0] x);
@@ -267,29 +246,20 @@ module sue_tx #(
   logic [4:0]              in_nb_q, in_nb_d;
   logic [QB-1:0]           in_slot_q, in_slot_d;    // the slot allocated at the command's first cycle
   logic [11:0]             in_dlen_q, in_dlen_d;
-  // builders
-  logic [NumPorts-1:0]     busy_q, busy_d;
-  logic [NumPorts-1:0]     jk_q, jk_d;              // 1: empty PDU
-  logic [NumPorts*PIW-1:0] ji_q, ji_d;
-  logic [NumPorts*2-1:0]   jv_q, jv_d;
-  logic [NumPorts*16-1:0]  jpsn_q, jpsn_d;
-  logic [NumPorts*QB-1:0]  jfirst_q, jfirst_d;
-  logic [NumPorts*PW-1:0]  jn_q, jn_d;
-  logic [NumPorts*2-1:0]   jop_q, jop_d;
-  logic [NumPorts*16-1:0]  japsn_q, japsn_d;
-  logic [NumPorts*4-1:0]   jrsvd_q, jrsvd_d;
-  logic [NumPorts*ACC*8-1:0] acc_q, acc_d;
-  logic [NumPorts*8-1:0]   accn_q, accn_d;
-  logic [NumPorts*3-1:0]   ph_q, ph_d;
-  logic [NumPorts*QB-1:0]  bk_q, bk_d;              // command of the job
-  logic [NumPorts*QB-1:0]  bs_q, bs_d;              // its slot (the job's first, then sl_next per command)
-  logic [NumPorts*4-1:0]   bj_q, bj_d;              // data beat of the command
-  logic [NumPorts-1:0]     fbeat_q, fbeat_d;
-  logic [NumPorts-1:0]     eofh_q, eofh_d;          // eof_held: acc holds only the previous frame's eof beat
-  // MAC output registers
-  logic [NumPorts-1:0]     mv_q, mv_d, msof_q, msof_d, meof_q, meof_d;
-  logic [NumPorts*256-1:0] mdata_q, mdata_d;
-  logic [NumPorts*6-1:0]   mnb_q, mnb_d;
+  // builders (rtl/sue/sue_tx_build.sv, one per port: g_bld[p].u_bld): their jobs and MAC output registers
+  logic [NumPorts-1:0]     busy_q;
+  logic [NumPorts*PIW-1:0] ji_q;
+  logic [NumPorts*2-1:0]   jv_q;
+  logic [NumPorts*QB-1:0]  jfirst_q;
+  logic [NumPorts*PW-1:0]  jn_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [NumPorts*QB-1:0]  bs_q;                    // the slot the builder reads (the job's first, then sl_next)
+  logic [NumPorts-1:0]     brd_q;                   // it reads a command of its job there (SUE_ASSERT checks)
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [NumPorts-1:0]     idle;                    // C1: no job, or the frame's last beats loading
+  logic [NumPorts-1:0]     mv_q, msof_q, meof_q;
+  logic [NumPorts*256-1:0] mdata_q;
+  logic [NumPorts*6-1:0]   mnb_q;
   // scheduler
   logic [1:0]              wrr_vc_q, wrr_vc_d;
   logic [3:0]              wrr_cnt_q, wrr_cnt_d;
@@ -354,24 +324,16 @@ module sue_tx #(
   logic [NumPorts*QB-1:0]  wk_first;
   logic [NumPorts*PW-1:0]  wk_n;
   logic [CntW-1:0]         s_inc_gbn, s_inc_rto, s_inc_nack_rcvd, s_inc_fo_ack_rcvd;
-  logic [NumPorts*32-1:0]  crc_cur;     // builder CRC registers
-  // C4 -> CRC
-  logic [NumPorts-1:0]     app_crc;     // a chunk covered by the CRC is appended
-  logic [NumPorts*CH*8-1:0] app_ch;
-  logic [NumPorts*CSW-1:0] app_from, app_s;
 
   // ---------------------------------------------------------------- C1: port status
-  // idle: the builder has no job, or has appended all its chunks and loads the frame's last or
-  // second-to-last beat, not its sof beat, at this edge (step 5, "End")
-  logic [NumPorts-1:0] idle;
+  // idle (from the builders): the builder has no job, or has appended all its chunks and loads the
+  // frame's last or second-to-last beat, not its sof beat, at this edge (step 5, "End")
   always_comb begin
     any_live = 1'b0;
     fo_port  = '0;
     for (int p = NumPorts - 1; p >= 0; p--) begin
       live[p] = !dead_q[p] && port_up_i[p];
       dies[p] = !dead_q[p] && !port_up_i[p];
-      idle[p] = !busy_q[p] || (ph_q[p*3 +: 3] == PhDone && !fbeat_q[p] && accn_q[p*8 +: 8] <= 8'd64 &&
-                               (!mv_q[p] || mac_tx_ready_i[p]));
       if (live[p]) begin
         any_live = 1'b1;
         fo_port  = 2'(p);
@@ -543,28 +505,10 @@ module sue_tx #(
       .s_inc_fo_ack_rcvd_o(s_inc_fo_ack_rcvd),
       .dbg_conn_i, .dbg_npsn_o, .dbg_ack_psn_o, .dbg_inflight_o, .dbg_inbytes_o, .dbg_state_o, .out_bytes_o);
 
-    // the builders' CRC registers (R-CRC of the PDU each builds)
-    logic [NumPorts*32-1:0] crc_q, crc_d;
-    // CRC of the builders
-    always_comb begin
-      crc_d = crc_q;
-      for (int p = 0; p < NumPorts; p++) begin
-        if (app_crc[p]) begin
-          crc_d[p*32 +: 32] = crc32c_upd(crc_q[p*32 +: 32], app_ch[p*CH*8 +: CH*8], app_from[p*CSW +: CSW], app_s[p*CSW +: CSW]);
-        end
-        if (job_go && job_port == 2'(p)) crc_d[p*32 +: 32] = 32'hffffffff;
-      end
-    end
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) crc_q <= '0;
-      else crc_q <= crc_d;
-    end
-    assign crc_cur = crc_q;
   end else begin : g_lite
     assign cwin      = NC'(0);   // (a sized cast: '0 is an NC-bit replication, refused beyond 8k bits)
     assign blocked   = '0;
     assign ob_cur    = '0;
-    assign crc_cur   = '0;
     assign s_hit     = 1'b0;
     assign s_kind    = '0;
     assign s_port    = '0;
@@ -599,8 +543,7 @@ module sue_tx #(
     /* verilator lint_off UNUSEDSIGNAL */
     logic unused_lite;
     assign unused_lite = ^{fb_valid_i, fb_peer_i, fb_vc_i, fb_owe_i, fb_owe_psn_i, fb_rop_i, fb_rapsn_i, fb_fo_i,
-                           fb_fo_port_i, rto_q, ack_delay_q, ack_count_q, win_bytes_q, fo_retry_q, part_q, hop_q, app_crc, app_ch, app_from,
-                           app_s, fo_port, psel_ok, new_c, s_jP, dbg_conn_i};
+                           fb_fo_port_i, rto_q, ack_delay_q, ack_count_q, win_bytes_q, fo_retry_q, fo_port, psel_ok, new_c, s_jP, dbg_conn_i};
     /* verilator lint_on UNUSEDSIGNAL */
   end
 
@@ -647,23 +590,6 @@ module sue_tx #(
   end
 
   // ---------------------------------------------------------------- C4: builders, ingress, frees
-  logic              b_free, b_all, b_load, b_eof, b_sof;
-  logic [7:0]        b_m, b_base;
-  logic [CSW-1:0]    b_s, b_from;
-  logic [255:0]      b_beat, b_raw;
-  logic [CH*8-1:0]   b_ch;
-  logic [ACC*8-1:0]  b_sh, b_ext;
-  logic [2:0]        b_nph, b_anph, b_cnph;
-  logic [QB-1:0]     b_nk, b_slot, b_ank, b_cnk, b_ns, b_ans, b_cns;
-  logic [3:0]        b_nj, b_anj, b_cnj;
-  logic [CC*8-1:0]   b_cc;
-  logic [CSW-1:0]    b_cs;
-  logic              b_crc;
-  logic [11:0]       b_dlen;
-  logic [12:0]       b_rem;
-  logic [9:0]        b_peer;
-  logic [15:0]       b_ophdr;
-  logic [DataW-1:0]  b_dbeat;
   // acknowledged-PDU marks (one per port and edge): sl_ackn[mk_s] = mk_n
   logic [NumPorts-1:0]    mk_v;
   logic [NumPorts*QB-1:0] mk_s;
@@ -725,220 +651,33 @@ module sue_tx #(
   logic [CntW-1:0]   inc [NumCnt];
   logic [CntW-1:0]   n_bytes_out, n_frames_out;
 
+  // 5. builders: one sue_tx_build per port (the pool's read port at the slot and beat each is at)
+  for (genvar gp = 0; gp < NumPorts; gp++) begin : g_bld
+    logic [QB-1:0] rd_s;
+    logic [3:0]    rd_b;
+    sue_tx_build #(.Profile(Profile), .DataW(DataW), .QB(QB), .PW(PW), .PIW(PIW)) u_bld (
+      .clk_i, .rst_ni, .own_i(own_q), .part_i(part_q), .hop_i(hop_q),
+      .dies_i(dies[gp]), .ready_i(mac_tx_ready_i[gp]),
+      .start_i(job_go && job_port == 2'(gp)), .job_k_i(job_k), .job_i_i(job_i), .job_v_i(job_v),
+      .job_psn_i(job_psn), .job_first_i(job_first), .job_n_i(job_n), .job_op_i(job_op), .job_apsn_i(job_apsn),
+      .job_rsvd_i(job_rsvd),
+      .rd_slot_o(rd_s), .rd_beat_o(rd_b), .rd_ctrl_i(sl_ctrl[rd_s]), .rd_dlen_i(sl_dlen[rd_s]),
+      .rd_next_i(sl_next[rd_s]), .rd_data_i(sl_data[32'(rd_s)*NB + 32'(rd_b)]),
+      .busy_o(busy_q[gp]), .idle_o(idle[gp]), .rd_cmd_o(brd_q[gp]), .ji_o(ji_q[gp*PIW +: PIW]), .jv_o(jv_q[gp*2 +: 2]),
+      .jfirst_o(jfirst_q[gp*QB +: QB]), .jn_o(jn_q[gp*PW +: PW]),
+      .mk_v_o(mk_v[gp]), .mk_s_o(mk_s[gp*QB +: QB]), .mk_n_o(mk_n[gp*PW +: PW]),
+      .mac_valid_o(mv_q[gp]), .mac_data_o(mdata_q[gp*256 +: 256]), .mac_sof_o(msof_q[gp]), .mac_eof_o(meof_q[gp]),
+      .mac_nbytes_o(mnb_q[gp*6 +: 6]));
+    assign bs_q[gp*QB +: QB] = rd_s;
+  end
+  // the ports that die, the bytes and frames the MACs take at this edge
   always_comb begin
-    busy_d = busy_q; jk_d = jk_q; ji_d = ji_q; jv_d = jv_q; jpsn_d = jpsn_q; jfirst_d = jfirst_q; jn_d = jn_q;
-    jop_d = jop_q; japsn_d = japsn_q; jrsvd_d = jrsvd_q; acc_d = acc_q; accn_d = accn_q; ph_d = ph_q;
-    bk_d = bk_q; bs_d = bs_q; bj_d = bj_q; fbeat_d = fbeat_q; eofh_d = eofh_q;
-    mv_d = mv_q; msof_d = msof_q; meof_d = meof_q; mdata_d = mdata_q; mnb_d = mnb_q;
-    app_crc = '0; app_ch = '0; app_from = '0; app_s = '0;
-    mk_v = '0; mk_s = '0; mk_n = '0;
     dead_d  = dead_q | dies;
     n_bytes_out = '0; n_frames_out = '0;
-    // 5. builders
     for (int p = 0; p < NumPorts; p++) begin
       if (mv_q[p] && mac_tx_ready_i[p]) begin
         n_bytes_out = n_bytes_out + CntW'(mnb_q[p*6 +: 6]);
         if (meof_q[p]) n_frames_out = n_frames_out + 1'b1;
-      end
-      b_free = !mv_q[p] || mac_tx_ready_i[p];
-      b_all = 1'b0; b_load = 1'b0; b_m = '0; b_eof = 1'b0; b_sof = 1'b0; b_raw = '0; b_beat = '0; b_ch = '0; b_s = '0;
-      b_from = '0; b_crc = 1'b0; b_nph = '0; b_nk = '0; b_nj = '0; b_slot = '0; b_dlen = '0; b_dbeat = '0;
-      b_rem = '0; b_peer = '0; b_ophdr = '0; b_base = '0; b_sh = '0; b_ext = '0;
-      b_anph = '0; b_ank = '0; b_anj = '0; b_cnph = '0; b_cnk = '0; b_cnj = '0; b_cc = '0; b_cs = '0;
-      b_ns = '0; b_ans = '0; b_cns = '0;
-      if (dies[p]) begin
-        if (Profile == 1 && busy_q[p]) begin  // Lite: the PDU is lost, its slots are released
-          mk_v[p] = 1'b1;
-          mk_s[p*QB +: QB] = jfirst_q[p*QB +: QB];
-          mk_n[p*PW +: PW] = jn_q[p*PW +: PW];
-        end
-        busy_d[p] = 1'b0;
-        eofh_d[p] = 1'b0;
-        accn_d[p*8 +: 8] = '0;
-        acc_d[p*ACC*8 +: ACC*8] = '0;
-        mv_d[p] = 1'b0;
-      end else if (!busy_q[p]) begin
-        if (b_free) mv_d[p] = 1'b0;
-      end else begin
-        // with eofh (eof_held), acc holds the previous frame's eof beat: it goes first, the job's first chunk with it
-        b_all  = (ph_q[p*3 +: 3] == PhDone);
-        b_load = b_free && (eofh_q[p] || accn_q[p*8 +: 8] >= 8'd32 || (b_all && accn_q[p*8 +: 8] != 8'd0));
-        b_m    = (accn_q[p*8 +: 8] >= 8'd32) ? 8'd32 : accn_q[p*8 +: 8];
-        b_eof  = eofh_q[p] || (b_all && accn_q[p*8 +: 8] <= 8'd32);
-        b_sof  = fbeat_q[p] && !eofh_q[p];
-        b_raw  = acc_q[p*ACC*8 + ACC*8 - 1 -: 256];
-        b_beat = b_raw;
-        if (Profile == 1 && b_sof) begin
-          // Lite: the 6-byte header spread over the DA/SA positions
-          b_beat[255-8*1 -: 24] = b_raw[255-8*6 -: 24];   // 1..3  = acc[6..8]
-          b_beat[255-8*4 -: 16] = b_raw[255-8*1 -: 16];   // 4..5  = acc[1..2]
-          b_beat[255-8*6 -: 8]  = b_raw[255-8*3 -: 8];    // 6     = acc[3]
-          b_beat[255-8*7 -: 24] = b_raw[255-8*9 -: 24];   // 7..9  = acc[9..11]
-          b_beat[255-8*10 -: 16] = b_raw[255-8*4 -: 16];  // 10..11 = acc[4..5]
-        end
-        if (b_load) begin
-          mv_d[p]   = 1'b1;
-          mdata_d[p*256 +: 256] = b_beat;
-          msof_d[p] = b_sof;
-          meof_d[p] = b_eof;
-          mnb_d[p*6 +: 6] = b_m[5:0];
-          if (!eofh_q[p]) fbeat_d[p] = 1'b0;
-          eofh_d[p] = 1'b0;
-          if (b_eof && !eofh_q[p]) begin
-            busy_d[p] = 1'b0;
-            if (Profile == 1) begin  // Lite: slots freed when the last beat is loaded
-              mk_v[p] = 1'b1;
-              mk_s[p*QB +: QB] = jfirst_q[p*QB +: QB];
-              mk_n[p*PW +: PW] = jn_q[p*PW +: PW];
-            end
-          end
-        end else if (b_free) begin
-          mv_d[p] = 1'b0;
-        end
-        // the next chunk (the first one: the header and the first command chunk, or 80 00)
-        b_ch   = '0;
-        b_s    = '0;
-        b_from = '0;
-        b_crc  = (Profile == 0);
-        b_nph  = ph_q[p*3 +: 3];
-        b_nk   = bk_q[p*QB +: QB];
-        b_nj   = bj_q[p*4 +: 4];
-        b_slot = bs_q[p*QB +: QB];
-        b_ns   = b_slot;
-        b_dlen = sl_dlen[b_slot];
-        b_dbeat = sl_data[32'(b_slot)*NB + 32'(bj_q[p*4 +: 4])];   // beat 0 in PhHdr, PhOp
-        b_rem  = 13'(b_dlen) - 13'(32'(bj_q[p*4 +: 4]) * DB);
-        b_peer = 10'(ji_q[p*PIW +: PIW]);
-        b_ophdr = {(PW'(bk_q[p*QB +: QB]) + 1'b1 == jn_q[p*PW +: PW]), 3'b000, b_dlen + 12'd18};
-        // the position after command bk's last chunk
-        b_ank  = bk_q[p*QB +: QB];
-        b_anj  = bj_q[p*4 +: 4];
-        b_ans  = b_slot;
-        if (PW'(bk_q[p*QB +: QB]) + 1'b1 < jn_q[p*PW +: PW]) begin
-          b_anph = PhOp;
-          b_ank  = bk_q[p*QB +: QB] + 1'b1;
-          b_anj  = '0;
-          b_ans  = sl_next[b_slot];   // the queue's next command: the builder walks the list
-        end else begin
-          b_anph = (Profile == 0) ? PhTrl : PhDone;
-        end
-        // command chunk of command bk: op header, control, the first min(DB, dlen) data bytes
-        b_cc[CC*8-1 -: 160] = {b_ophdr, sl_ctrl[b_slot]};
-        for (int k = 0; k < DB; k++) begin
-          if (12'(k) < b_dlen) b_cc[CC*8-1-160-8*k -: 8] = b_dbeat[DataW-1-8*k -: 8];
-        end
-        b_cs   = (32'(b_dlen) > DB) ? CSW'(CC) : CSW'(20) + CSW'(b_dlen);
-        if (32'(b_dlen) > DB) begin
-          b_cnph = PhData;
-          b_cnk  = bk_q[p*QB +: QB];
-          b_cnj  = 4'd1;
-          b_cns  = b_slot;
-        end else begin
-          b_cnph = b_anph;
-          b_cnk  = b_ank;
-          b_cnj  = b_anj;
-          b_cns  = b_ans;
-        end
-        case (ph_q[p*3 +: 3])
-          PhHdr: begin
-            if (Profile == 0) begin
-              b_ch[CH*8-1 -: 176] = {8'h02, 8'({ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]}), 22'd0, b_peer,
-                                     2'b00, jv_q[p*2 +: 2], 4'b0010, hop_q, 22'd0, own_q, 16'h88b6,
-                                     2'b00, jop_q[p*2 +: 2], 2'b00, own_q, jpsn_q[p*16 +: 16],
-                                     jv_q[p*2 +: 2], jrsvd_q[p*4 +: 4], part_q, japsn_q[p*16 +: 16]};
-              b_from = CSW'(14);
-            end else begin
-              b_ch[CH*8-1 -: 48] = {8'h22, 6'd0, b_peer, 2'b00, jv_q[p*2 +: 2], 4'b0010, 6'd0, own_q};
-            end
-            if (jk_q[p]) begin  // the empty PDU
-              b_ch[CH*8-1-HC*8 -: 16] = 16'h8000;
-              b_s   = CSW'(HC + 2);
-              b_nph = (Profile == 0) ? PhTrl : PhDone;
-            end else begin
-              b_ch[CH*8-1-HC*8 -: CC*8] = b_cc;
-              b_s   = CSW'(HC) + b_cs;
-              b_nph = b_cnph;
-              b_nk  = b_cnk;
-              b_nj  = b_cnj;
-              b_ns  = b_cns;
-            end
-          end
-          PhOp: begin
-            b_ch[CH*8-1 -: CC*8] = b_cc;
-            b_s   = b_cs;
-            b_nph = b_cnph;
-            b_nk  = b_cnk;
-            b_nj  = b_cnj;
-            b_ns  = b_cns;
-          end
-          PhData: begin
-            b_s = (b_rem > 13'(DB)) ? CSW'(DB) : CSW'(b_rem);
-            for (int k = 0; k < DB; k++) begin
-              if (CSW'(k) < b_s) b_ch[CH*8-1-8*k -: 8] = b_dbeat[DataW-1-8*k -: 8];
-            end
-            if (b_rem > 13'(DB)) begin
-              b_nj = bj_q[p*4 +: 4] + 4'd1;
-            end else begin
-              b_nph = b_anph;
-              b_nk  = b_ank;
-              b_nj  = b_anj;
-              b_ns  = b_ans;
-            end
-          end
-          PhTrl: begin
-            b_ch[CH*8-1 -: 32] = ~crc_cur[p*32 +: 32];
-            b_s   = CSW'(4);
-            b_crc = 1'b0;
-            b_nph = PhDone;
-          end
-          default: ;
-        endcase
-        b_base = accn_q[p*8 +: 8] - (b_load ? b_m : 8'd0);
-        b_sh   = acc_q[p*ACC*8 +: ACC*8] << (b_load ? {b_m, 3'b000} : 11'd0);
-        b_ext  = '0;
-        b_ext[ACC*8-1 -: CH*8] = b_ch;
-        if (b_s != '0 && 32'(b_base) + 32'(b_s) <= ACC && (!eofh_q[p] || b_load)) begin
-          acc_d[p*ACC*8 +: ACC*8] = b_sh | (b_ext >> {b_base, 3'b000});
-          accn_d[p*8 +: 8] = b_base + 8'(b_s);
-          ph_d[p*3 +: 3]   = b_nph;
-          bk_d[p*QB +: QB] = b_nk;
-          bs_d[p*QB +: QB] = b_ns;
-          bj_d[p*4 +: 4]   = b_nj;
-          app_crc[p]       = b_crc;
-          app_ch[p*CH*8 +: CH*8] = b_ch;
-          app_from[p*CSW +: CSW] = b_from;
-          app_s[p*CSW +: CSW]  = b_s;
-        end else begin
-          acc_d[p*ACC*8 +: ACC*8] = b_sh;
-          accn_d[p*8 +: 8] = b_base;
-        end
-      end
-    end
-    // job start; at the edge that loads the frame's second-to-last beat (busy stays set), the eof beat
-    // stays in acc (eofh) and in Lite the job's slots are released
-    for (int p = 0; p < NumPorts; p++) begin
-      if (job_go && job_port == 2'(p)) begin
-        eofh_d[p] = busy_d[p];
-        if (Profile == 1 && busy_d[p]) begin
-          mk_v[p] = 1'b1;
-          mk_s[p*QB +: QB] = jfirst_q[p*QB +: QB];
-          mk_n[p*PW +: PW] = jn_q[p*PW +: PW];
-        end
-        busy_d[p]  = 1'b1;
-        jk_d[p]    = job_k;
-        ji_d[p*PIW +: PIW]   = job_i;
-        jv_d[p*2 +: 2]   = job_v;
-        jpsn_d[p*16 +: 16] = job_psn;
-        jfirst_d[p*QB +: QB] = job_first;
-        jn_d[p*PW +: PW] = job_n;
-        jop_d[p*2 +: 2]  = job_op;
-        japsn_d[p*16 +: 16] = job_apsn;
-        jrsvd_d[p*4 +: 4] = job_rsvd;
-        fbeat_d[p] = 1'b1;
-        ph_d[p*3 +: 3] = PhHdr;
-        bk_d[p*QB +: QB] = '0;
-        bs_d[p*QB +: QB] = job_first;
-        bj_d[p*4 +: 4] = '0;
       end
     end
   end
@@ -1194,20 +933,12 @@ module sue_tx #(
       fresh_q <= '0; sheld_q <= '0; flrp_q <= '0; flwp_q <= '0; frr_q <= '0; sdf_q <= '0;
       in_act_q <= 1'b0; in_drop_q <= 1'b0; in_err_q <= 1'b0; in_q_q <= '0; in_beat_q <= '0; in_nb_q <= '0;
       in_slot_q <= '0; in_dlen_q <= '0;
-      busy_q <= '0; jk_q <= '0; ji_q <= '0; jv_q <= '0; jpsn_q <= '0; jfirst_q <= '0; jn_q <= '0; jop_q <= '0;
-      japsn_q <= '0; jrsvd_q <= '0; acc_q <= '0; accn_q <= '0; ph_q <= '0; bk_q <= '0; bs_q <= '0; bj_q <= '0; fbeat_q <= '0;
-      eofh_q <= '0;
-      mv_q <= '0; msof_q <= '0; meof_q <= '0; mdata_q <= '0; mnb_q <= '0;
       wrr_vc_q <= '0; wrr_cnt_q <= '0; rr_q <= '0; dead_q <= '0;
       e_cmd_q <= 1'b0; e_dest_q <= 1'b0; e_ovf_q <= 1'b0; e_nop_q <= 1'b0; cnt_q <= '0;
     end else begin
       fresh_q <= fresh_d; sheld_q <= sheld_d; flrp_q <= flrp_d; flwp_q <= flwp_d; frr_q <= frr_d; sdf_q <= sdf_d;
       in_act_q <= in_act_d; in_drop_q <= in_drop_d; in_err_q <= in_err_d; in_q_q <= in_q_d;
       in_beat_q <= in_beat_d; in_nb_q <= in_nb_d; in_slot_q <= in_slot_d; in_dlen_q <= in_dlen_d;
-      busy_q <= busy_d; jk_q <= jk_d; ji_q <= ji_d; jv_q <= jv_d; jpsn_q <= jpsn_d; jfirst_q <= jfirst_d;
-      jn_q <= jn_d; jop_q <= jop_d; japsn_q <= japsn_d; jrsvd_q <= jrsvd_d; acc_q <= acc_d; accn_q <= accn_d;
-      ph_q <= ph_d; bk_q <= bk_d; bs_q <= bs_d; bj_q <= bj_d; fbeat_q <= fbeat_d; eofh_q <= eofh_d;
-      mv_q <= mv_d; msof_q <= msof_d; meof_q <= meof_d; mdata_q <= mdata_d; mnb_q <= mnb_d;
       wrr_vc_q <= wrr_vc_d; wrr_cnt_q <= wrr_cnt_d; rr_q <= rr_d; dead_q <= dead_d;
       e_cmd_q <= e_cmd_d; e_dest_q <= e_dest_d; e_ovf_q <= e_ovf_d; e_nop_q <= e_nop_d; cnt_q <= cnt_d;
     end
@@ -1438,13 +1169,9 @@ module sue_tx #(
       assert (a_total == (PW+8)'(Pool))
         else $error("sue_tx: pool accounting: fresh + free + held + queued + ingress != Pool");
       for (int p = 0; p < NumPorts; p++) begin
-        if (busy_q[p] && !dies[p] && (ph_q[p*3 +: 3] == PhOp || ph_q[p*3 +: 3] == PhData ||
-                                      (ph_q[p*3 +: 3] == PhHdr && !jk_q[p]))) begin
+        if (brd_q[p] && !dies[p]) begin
           assert (a_own_q[32'(bs_q[p*QB +: QB])*16 +: 16] == 16'({ji_q[p*PIW +: PIW], jv_q[p*2 +: 2]}))
             else $error("sue_tx: builder %0d reads a slot not on its queue's list", p);
-        end
-        if (mv_d[p] && !meof_d[p] && busy_q[p] && !dies[p]) begin
-          assert (mnb_d[p*6 +: 6] == 6'd32) else $error("sue_tx: port %0d: nbytes != 32 on a beat that is not eof", p);
         end
       end
       for (int p = 0; p < NumPorts; p++) begin
