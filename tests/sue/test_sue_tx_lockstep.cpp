@@ -326,6 +326,62 @@ TEST(SueTxLockstep, S1SmallPoolFills) {
   EXPECT_GT(r.pool_full_cycles, 100u);
 }
 
+// Shared-buffer credits at the pool's limit (docs/sue.md "Shared-buffer credits"), directed, on the small
+// pool (s1_pool256: Pool 256, QDepth 8, QCap 32, 16 queues; slack 128 at reset): with the gate closed the
+// XPU fills queue {XPU 0, VC 0} (24 credits back at once, 8 deferred), then other queues until the slack is
+// 2. When the gate opens, that queue's PDU packs only n <= slack + u - df = 2 + 32 - 8 = 26 of its 32
+// commands and takes back exactly the 2 deferred credits it must (max(0, n + df - u) = 2: the slack bounds
+// min(n, df) = 8). RTL = twin every cycle.
+TEST(SueTxLockstep, SlackBoundsThePackingAndTheCreditsAPduTakesBack) {
+  const TxVariant* v = find_tx_variant("s1_pool256");
+  ASSERT_NE(v, nullptr);
+  ASSERT_EQ(v->params.q_cap(), 32u);
+  VerilatedContext* ctx = tb::shared_context();
+  ctx->assertOn(true);
+  auto ls = make_tx_lockstep(make_tx_rtl(*v, ctx, "tx", nullptr), v->params, "tx");
+  const sue::TxModel& m = ls->model();
+  sue::TxIn in;
+  in.cfg.own_xpuid = 3;
+  in.cfg.rto = 100000, in.cfg.ack_delay = 1000, in.cfg.fo_retry = 1000;
+  in.port_up = 1, in.mac_tx_ready = 1, in.credit_ok = 0;
+  in.rst_n = false;
+  ls->drive(in);
+  ls->posedge();
+  in.rst_n = true;
+  std::vector<unsigned> credits(v->params.nq(), v->params.qdepth);
+  auto edge = [&](int q) {  // one edge; a 0-byte command to queue q if q >= 0
+    sue::TxIn x = in;
+    if (q >= 0) x.tx_valid = 1, x.tx_xpuid = static_cast<uint32_t>(q / 4), x.tx_vc = static_cast<uint32_t>(q % 4);
+    ls->drive(x);
+    ls->posedge();
+    for (unsigned k = 0; k < credits.size(); ++k) credits[k] += ls->outputs().tx_credit[k];
+  };
+  ASSERT_EQ(m.pool_slack(), 128);
+  // queue 0 first, then queues 1, 2, ... until the slack is 2 (each early credit takes one)
+  for (unsigned q = 0; q < 12 && m.pool_slack() > 2; ++q) {
+    while (credits[q] && m.pool_slack() > 2) {
+      --credits[q];
+      edge(static_cast<int>(q));
+    }
+  }
+  ASSERT_EQ(m.pool_slack(), 2);
+  ASSERT_EQ(m.q_unsent(0), 32u);
+  ASSERT_EQ(credits[0], 0u);
+  const unsigned sdf0 = m.credits_deferred();
+  // the gate opens: queue 0's PDU (WRR from VC 0, peer 0) packs 26 commands and takes back 2 credits
+  in.credit_ok = 0xf;
+  edge(-1);
+  EXPECT_EQ(m.q_unsent(0), 32u - 26u);
+  EXPECT_EQ(ls->outputs().cnt[sue::TxCnt::cmds_sent], 26u);
+  EXPECT_EQ(m.credits_deferred(), sdf0 - 2);
+  EXPECT_EQ(m.pool_slack(), 0);
+  for (int e = 0; e < 200; ++e) edge(-1);  // nothing more forms: no slack until an ACK frees slots
+  EXPECT_EQ(ls->outputs().cnt[sue::TxCnt::pdus_new], 1u);
+  EXPECT_EQ(credits[0], 2u);
+  EXPECT_FALSE(ls->mismatch().has_value()) << ls->mismatch()->signal << " at cycle " << ls->mismatch()->cycle;
+  EXPECT_FALSE(ctx->gotError());
+}
+
 TEST(SueTxLockstep, Lite) {
   auto r = run_lockstep("lite", faults(51));
   EXPECT_EQ(r.fail, "");
