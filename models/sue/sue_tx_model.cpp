@@ -27,7 +27,6 @@ constexpr const char* kCounterNames[TxCnt::kNum] = {
 
 // Job kinds (job.kind).
 enum : uint32_t { kJobData = TxBuilder::kData, kJobEmpty = TxBuilder::kEmpty };
-// Builder chunk phases.
 constexpr uint32_t kOweNoneV = 0, kOweAckV = 1, kOweNackV = 2;
 
 bool pow2(unsigned x) { return x && !(x & (x - 1)); }
@@ -598,10 +597,8 @@ void TxModel::tick(const TxIn& in) {
   if (job_port < 0 && any_ok_port) {
     // The first startable queue in WRR-VC order, then RR-peer order (port_sel has no side effects,
     // so only the queues up to the chosen one are evaluated).
-    // Store room: sent slots [head, send) stay at most Store - QDepth, so the QDepth commands the
-    // XPU may hold credits for always find a slot.
-    // Pool room: the sent commands held by all queues stay at most Pool - NQ*QDepth, so the QDepth
-    // commands each queue's XPU credits cover always find a slot.
+    // Pool slack (pre-edge): a NEW PDU forms only while the pool keeps a free slot for every credit
+    // the XPUs hold (slk > 0); the packing below bounds the credits it takes back by the same slack.
     auto startable = [&](unsigned q) -> int {
       if (q_[q].send == q_[q].tail || slk <= 0) return -1;
       if (fo_sets && (held_[q] || migq_[q])) return -1;

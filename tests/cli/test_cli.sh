@@ -119,6 +119,10 @@ if "$COSIM" list | grep -q "^ system "; then
   expect_usage "system xpus above the RTL's NumXpus" "'xpus'=9 with RTL blocks: the compiled sue_config=s4 addresses NumXpus=8 XPU ids .allowed: xpus 2\.\.8" -- \
     run system --set rtl=x0.tx --set xpus=9
   expect_usage "system qdepth not a power of 2" "'qdepth'=48 is not a power of 2" -- run system --set qdepth=48
+  expect_usage "system qcap not a power of 2" "'qcap'=48 .allowed: 0 or a power of 2, 64\.\.1024" -- run system --set qcap=48
+  expect_usage "system qcap below qdepth" "'qcap'=64 .allowed: 0 or a power of 2, 128\.\.1024" -- run system --set qdepth=128 --set qcap=64
+  expect_usage "system qcap above its range" "'qcap' of testbench system: '2048' is out of range" -- run system --set qcap=2048
+  expect_usage "system qcap with RTL blocks" "'qcap'=64 with RTL blocks: the compiled sue_config=s4 has 256" -- run system --set qcap=64 --set rtl=x0.tx
   expect_usage "system ack_count out of range" "'ack_count' of testbench system: '256' is out of range .allowed: 0..255" -- run system --set ack_count=256
   expect_usage "sue_system ack_count out of range" "'ack_count' of testbench sue_system: '-1' is out of range .allowed: 0..255" -- run sue_system --set ack_count=-1
   expect_usage "system data_w not a width" "'data_w'=300 .allowed: 0, 128, 256, 512, 1024" -- run system --set data_w=300
